@@ -1,0 +1,67 @@
+# fabricbench: `make` builds common/ once as a static library and every app
+# present; `make check` runs the tests; `make quickstart` sets up and runs the
+# first comparison. See config.mk for the variables you can override.
+include config.mk
+
+BUILD := build
+# app folder : binary name
+APPS := himeno:bmt stream:stream pingpong:pingpong hpl_lite:hpl halo_weather:weather md_shear:md
+app_dir = $(word 1,$(subst :, ,$(1)))
+app_bin = $(word 2,$(subst :, ,$(1)))
+PRESENT := $(foreach a,$(APPS),$(if $(wildcard $(call app_dir,$(a))/main.c),$(a)))
+BINS := $(foreach a,$(PRESENT),$(call app_dir,$(a))/$(call app_bin,$(a)))
+
+ALL_CFLAGS = $(CFLAGS) $(WARN_FLAGS) $(OPENMP_FLAGS) $(SAN_FLAGS) -I common -I $(BUILD) -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(OPENMP_FLAGS) $(SAN_FLAGS)
+
+COMMON_SRC := $(wildcard common/*.c)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+LIB := $(BUILD)/libfabricbench.a
+COMMON_LIBS = $(INIH_LIBS) -lm -lpthread
+
+.PHONY: all check clean quickstart memcheck FORCE
+all: $(BINS)
+
+# Build info (compiler, flags, git revision, version) generated at build time;
+# rewritten only when it changes so nothing rebuilds needlessly.
+$(BUILD)/build_info.h: FORCE
+	@mkdir -p $(BUILD)
+	@common/gen-build-info "$(MPICC)" "$(CFLAGS) $(OPENMP_FLAGS) $(SAN_FLAGS)" > $@.new
+	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+
+$(BUILD)/common/build_info.o: $(BUILD)/build_info.h
+
+$(BUILD)/%.o: %.c | $(BUILD)/build_info.h
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) $(INIH_CFLAGS) $(EXTRA_CFLAGS_$(firstword $(subst /, ,$*))) $(FILE_CFLAGS_$(notdir $*)) -c $< -o $@
+
+$(LIB): $(COMMON_OBJ)
+	$(AR) rcs $@ $^
+
+# Per-app extra libraries come from APP/app.mk (e.g. OpenBLAS, NetCDF).
+-include $(wildcard */app.mk)
+define app_rule
+$(call app_dir,$(1))/$(call app_bin,$(1)): $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(call app_dir,$(1))/*.c)) $(LIB)
+	$$(MPICC) $$(ALL_LDFLAGS) $$^ $$(LIBS_$(call app_dir,$(1))) $$(COMMON_LIBS) -o $$@
+endef
+$(foreach a,$(PRESENT),$(eval $(call app_rule,$(a))))
+
+# Unit tests of common/: one program per tests/unit/*.c.
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
+	$(MPICC) $(ALL_LDFLAGS) $^ $(COMMON_LIBS) -o $@
+
+check: all $(UNIT_BINS)
+	MPIRUN="$(MPIRUN)" tests/run-tests
+
+quickstart:
+	run/quickstart
+
+memcheck: all
+	MPIRUN="$(MPIRUN)" tests/memcheck
+
+clean:
+	rm -rf $(BUILD) $(BINS)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

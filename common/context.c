@@ -1,0 +1,218 @@
+/* context.c: start-up and shut-down of a run, collective failure with fixed
+ * exit codes, the --timeout watchdog, memory checks and rank-0 printing. */
+#include "fabricbench.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int stop;
+  double timeout_s;
+  FbContext *ctx;
+} FbWatchdog;
+
+void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app) {
+  memset(ctx, 0, sizeof *ctx);
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  ctx->comm = MPI_COMM_WORLD;
+  MPI_Comm_rank(ctx->comm, &ctx->rank);
+  MPI_Comm_size(ctx->comm, &ctx->size);
+  ctx->app = app;
+  const char *slash = strrchr((*argv)[0], '/');
+  ctx->program = slash ? slash + 1 : (*argv)[0];
+  ctx->threads = omp_get_max_threads();
+  ctx->common.repeat = 1;
+  ctx->timers.current = -1;
+  /* One start time for every rank, from rank 0. */
+  time_t now = time(NULL);
+  long long now_ll = (long long)now;
+  MPI_Bcast(&now_ll, 1, MPI_LONG_LONG, 0, ctx->comm);
+  now = (time_t)now_ll;
+  struct tm tm_utc;
+  gmtime_r(&now, &tm_utc);
+  strftime(ctx->started_utc, sizeof ctx->started_utc, "%Y-%m-%dT%H:%M:%SZ", &tm_utc);
+  ctx->started_wall = MPI_Wtime();
+  ctx->env_start = fb_env_snapshot();
+}
+
+static void watchdog_stop(FbContext *ctx) {
+  FbWatchdog *w = ctx->watchdog;
+  if (!w) return;
+  pthread_mutex_lock(&w->lock);
+  w->stop = 1;
+  pthread_cond_signal(&w->cond);
+  pthread_mutex_unlock(&w->lock);
+  pthread_join(w->thread, NULL);
+  free(w);
+  ctx->watchdog = NULL;
+}
+
+void fb_finalize(FbContext *ctx, int status) {
+  watchdog_stop(ctx);
+  fflush(stdout);
+  fflush(stderr);
+  fb_env_free(ctx->env_start);
+  MPI_Finalize();
+  exit(status);
+}
+
+static void *watchdog_main(void *arg) {
+  FbWatchdog *w = arg;
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  double whole = 0.0;
+  double frac = modf(w->timeout_s, &whole);
+  deadline.tv_sec += (time_t)whole;
+  deadline.tv_nsec += (long)(frac * 1e9);
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&w->lock);
+  int rc = 0;
+  while (!w->stop && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&w->cond, &w->lock, &deadline);
+  int fire = !w->stop;
+  pthread_mutex_unlock(&w->lock);
+  if (fire) {
+    FbContext *ctx = w->ctx;
+    int phase = ctx->timers.current;
+    const char *name = (phase >= 0 && phase < ctx->timers.count) ? ctx->timers.names[phase]
+                                                                  : "setup";
+    fprintf(stderr, "%s: error: rank %d: --timeout %g s exceeded in phase '%s'\n",
+            ctx->program, ctx->rank, w->timeout_s, name);
+    fflush(stderr);
+    /* MPI may not be called from this thread (MPI_THREAD_FUNNELED): leave the
+     * process with exit code 3; the launcher then takes the whole job down. */
+    _exit(FB_EXIT_RUNTIME);
+  }
+  return NULL;
+}
+
+void fb_watchdog_start(FbContext *ctx, double timeout_s) {
+  if (timeout_s <= 0.0) return;
+  FbWatchdog *w = calloc(1, sizeof *w);
+  if (!w) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory starting the watchdog");
+  pthread_mutex_init(&w->lock, NULL);
+  pthread_cond_init(&w->cond, NULL);
+  w->timeout_s = timeout_s;
+  w->ctx = ctx;
+  if (pthread_create(&w->thread, NULL, watchdog_main, w) != 0) {
+    free(w);
+    fb_abort(ctx, FB_EXIT_RUNTIME, "cannot start the watchdog thread");
+  }
+  ctx->watchdog = w;
+}
+
+void fb_fail(FbContext *ctx, int code, const char *fmt, ...) {
+  if (ctx->rank == 0) {
+    char msg[FB_MSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    fprintf(stderr, "%s: error: %s\n", ctx->program, msg);
+    fflush(stderr);
+  }
+  fb_finalize(ctx, code);
+  abort(); /* not reached */
+}
+
+void fb_agree(FbContext *ctx, int local_code, const char *local_msg) {
+  int codes[2] = {local_code, local_code ? ctx->rank : ctx->size};
+  int worst[2];
+  int in_max[2] = {codes[0], -codes[1]};
+  MPI_Allreduce(in_max, worst, 2, MPI_INT, MPI_MAX, ctx->comm);
+  int max_code = worst[0];
+  int first_rank = -worst[1];
+  if (max_code == 0) return;
+  if (ctx->rank == first_rank) {
+    fflush(stdout);
+    if (ctx->size > 1)
+      fprintf(stderr, "%s: error: rank %d: %s\n", ctx->program, ctx->rank,
+              local_msg ? local_msg : "failed");
+    else
+      fprintf(stderr, "%s: error: %s\n", ctx->program, local_msg ? local_msg : "failed");
+    fflush(stderr);
+  }
+  fb_finalize(ctx, max_code);
+}
+
+void fb_abort(FbContext *ctx, int code, const char *fmt, ...) {
+  char msg[FB_MSG_LEN];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fflush(stdout);
+  fprintf(stderr, "%s: error: rank %d: %s\n", ctx->program, ctx->rank, msg);
+  fflush(stderr);
+  MPI_Abort(ctx->comm, code);
+  exit(code);
+}
+
+void *fb_alloc(size_t bytes) {
+  void *p = NULL;
+  if (bytes == 0) bytes = 1;
+  if (posix_memalign(&p, 64, bytes) != 0) return NULL;
+  return p;
+}
+
+size_t fb_mem_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  size_t kib = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long long v;
+    if (sscanf(line, "MemAvailable: %llu kB", &v) == 1) {
+      kib = (size_t)v;
+      break;
+    }
+  }
+  fclose(f);
+  return kib * 1024;
+}
+
+void fb_check_memory(FbContext *ctx, size_t need_bytes, const char *what) {
+  MPI_Comm node;
+  MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node);
+  int node_rank;
+  MPI_Comm_rank(node, &node_rank);
+  double need = (double)need_bytes, node_need = 0.0;
+  MPI_Reduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, 0, node);
+  MPI_Comm_free(&node);
+  int code = 0;
+  char msg[FB_MSG_LEN] = "";
+  if (node_rank == 0) {
+    double avail = (double)fb_mem_available();
+    if (avail > 0.0 && node_need > avail) {
+      code = FB_EXIT_RUNTIME;
+      snprintf(msg, sizeof msg,
+               "%s needs %.2f GiB on this node but only %.2f GiB is available",
+               what, node_need / 1073741824.0, avail / 1073741824.0);
+    }
+  }
+  fb_agree(ctx, code, msg);
+}
+
+void fb_print(const FbContext *ctx, const char *fmt, ...) {
+  if (ctx->rank != 0 || ctx->common.quiet) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  fflush(stdout);
+}

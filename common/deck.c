@@ -1,0 +1,114 @@
+/* deck.c: strict key = value input decks with [sections], read with inih;
+ * unknown keys, duplicates and bad values are errors naming file and line. */
+#include "fabricbench.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct {
+  FbDeckKey *keys;
+  int n_keys;
+  int line;  /* line being read, counted by the reader below */
+  char *err;
+  size_t err_len;
+  int failed;
+} DeckState;
+
+static int deck_error(DeckState *s, const char *fmt, const char *a, const char *b) {
+  if (!s->failed) {
+    char msg[FB_MSG_LEN];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    snprintf(s->err, s->err_len, "%s", msg);
+  }
+  s->failed = 1;
+  return 0;
+}
+
+static int set_key(DeckState *s, FbDeckKey *k, const char *name, const char *value) {
+  char *end = NULL;
+  if (*value == '\0') return deck_error(s, "key '%s': empty value%s", name, "");
+  switch (k->type) {
+  case FB_KEY_INT: {
+    errno = 0;
+    long long x = strtoll(value, &end, 10);
+    if (end == value || *end != '\0' || errno == ERANGE)
+      return deck_error(s, "key '%s': '%s' is not an integer", name, value);
+    if ((double)x < k->min || (double)x > k->max)
+      return deck_error(s, "key '%s': %s is out of range", name, value);
+    *(long long *)k->dest = x;
+    break;
+  }
+  case FB_KEY_DOUBLE: {
+    errno = 0;
+    double x = strtod(value, &end);
+    if (end == value || *end != '\0' || errno == ERANGE || !isfinite(x))
+      return deck_error(s, "key '%s': '%s' is not a number", name, value);
+    if (x < k->min || x > k->max)
+      return deck_error(s, "key '%s': %s is out of range", name, value);
+    *(double *)k->dest = x;
+    break;
+  }
+  case FB_KEY_BOOL:
+    if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") || !strcmp(value, "1"))
+      *(int *)k->dest = 1;
+    else if (!strcasecmp(value, "false") || !strcasecmp(value, "no") || !strcmp(value, "0"))
+      *(int *)k->dest = 0;
+    else
+      return deck_error(s, "key '%s': '%s' is not true or false", name, value);
+    break;
+  case FB_KEY_STRING:
+    if (strlen(value) >= FB_DECK_STR)
+      return deck_error(s, "key '%s': value too long%s", name, "");
+    strcpy((char *)k->dest, value);
+    break;
+  }
+  return 1;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value) {
+  DeckState *s = user;
+  if (s->failed) return 0;
+  if (!name) return 1; /* a section header alone */
+  for (int i = 0; i < s->n_keys; i++) {
+    FbDeckKey *k = &s->keys[i];
+    if (strcmp(k->section, section) || strcmp(k->key, name)) continue;
+    if (k->seen) return deck_error(s, "key '%s' given twice%s", name, "");
+    k->seen = 1;
+    return set_key(s, k, name, value);
+  }
+  if (section[0])
+    return deck_error(s, "unknown key '%s' in section [%s]", name, section);
+  return deck_error(s, "unknown key '%s'%s", name, "");
+}
+
+int fb_deck_read(const char *path, FbDeckKey *keys, int n_keys, char *err, size_t err_len) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, err_len, "%s: cannot read: %s", path, strerror(errno));
+    return FB_EXIT_USAGE;
+  }
+  for (int i = 0; i < n_keys; i++) keys[i].seen = 0;
+  char msg[FB_MSG_LEN] = "";
+  DeckState s = {keys, n_keys, 0, msg, sizeof msg, 0};
+  int line = ini_parse_file(f, on_key, &s);
+  fclose(f);
+  if (line == -1) {
+    snprintf(err, err_len, "%s: cannot read", path);
+    return FB_EXIT_USAGE;
+  }
+  if (line == -2) {
+    snprintf(err, err_len, "%s: out of memory while reading", path);
+    return FB_EXIT_RUNTIME;
+  }
+  if (line > 0) {
+    if (s.failed) snprintf(err, err_len, "%s:%d: %s", path, line, msg);
+    else snprintf(err, err_len, "%s:%d: not a 'key = value' line or [section]", path, line);
+    return FB_EXIT_USAGE;
+  }
+  return 0;
+}

@@ -1,0 +1,292 @@
+/* fabricbench.h: the one header every app includes; the shared layer for
+ * options, input decks, timers, decomposition, halo exchange, reproducible
+ * sums, collective failure and the run record. */
+#ifndef FABRICBENCH_H
+#define FABRICBENCH_H
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- exit codes */
+enum {
+  FB_EXIT_OK = 0,         /* ran and validated */
+  FB_EXIT_INVALID = 1,    /* ran, validation failed */
+  FB_EXIT_USAGE = 2,      /* bad usage or input */
+  FB_EXIT_RUNTIME = 3     /* out of memory, I/O error, watchdog timeout */
+};
+
+#define FB_MAX_OPTIONS 48
+#define FB_MAX_PHASES 16
+#define FB_MAX_CHECKS 16
+#define FB_MAX_REPEATS 1000
+#define FB_MAX_PARAMS 32
+#define FB_MSG_LEN 512
+
+/* ------------------------------------------------------------------- options */
+typedef enum {
+  FB_OPT_FLAG,    /* no value; dest is int, set to 1 */
+  FB_OPT_INT,     /* dest is long long, range [imin, imax] */
+  FB_OPT_DOUBLE,  /* dest is double, range [dmin, dmax] */
+  FB_OPT_STRING,  /* dest is const char * (points into argv) */
+  FB_OPT_DIMS3    /* "PxQxR" with positive integers; dest is int[3] */
+} FbOptType;
+
+typedef struct {
+  const char *name;     /* long name without "--" */
+  char short_name;      /* 0 when none */
+  FbOptType type;
+  void *dest;
+  const char *metavar;  /* shown in --help */
+  const char *help;     /* help text; the default is appended */
+  long long imin, imax;
+  double dmin, dmax;
+  char defval[48];      /* default as text, taken at registration */
+  int seen;             /* set by the parser */
+} FbOption;
+
+/* The flags every app shares (DESIGN.md "options"). */
+typedef struct {
+  int help, version, quiet;
+  const char *json_path;
+  long long repeat;
+  double timeout_s;
+} FbCommonOpts;
+
+/* ------------------------------------------------------------------- timers */
+/* Named phases: the app defines an enum and a name table, the layer keeps
+ * per-rank totals, call counts and message/byte counters per phase. */
+typedef struct {
+  const char *const *names;
+  int count;
+  double started[FB_MAX_PHASES];
+  double total_s[FB_MAX_PHASES];
+  long long calls[FB_MAX_PHASES];
+  long long messages[FB_MAX_PHASES];
+  long long bytes[FB_MAX_PHASES];
+  volatile int current;  /* phase running now, -1 outside; read by the watchdog */
+} FbTimers;
+
+/* Cross-rank statistics of one phase, filled on rank 0 by fb_timers_reduce. */
+typedef struct {
+  double min_s, avg_s, max_s;
+  long long calls, messages, bytes;  /* summed over ranks */
+} FbPhaseStats;
+
+/* ---------------------------------------------------------- the app context */
+typedef struct FbContext {
+  const char *app;          /* e.g. "himeno" */
+  const char *program;      /* argv[0] basename, for messages */
+  MPI_Comm comm;
+  int rank, size;
+  int threads;
+  FbCommonOpts common;
+  FbOption options[FB_MAX_OPTIONS];
+  int n_options;
+  FbTimers timers;
+  double started_wall;      /* MPI_Wtime at fb_init */
+  char started_utc[32];     /* ISO-8601 */
+  void *env_start;          /* environment snapshot at start (net counters) */
+  void *watchdog;
+} FbContext;
+
+void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app);
+/* Finalizes MPI and exits with status on every rank (status must be the same
+ * on every rank: use after fb_agree or a collective verdict). */
+void fb_finalize(FbContext *ctx, int status);
+
+/* Options: apps register theirs, then fb_parse_options adds the shared ones,
+ * parses argv strictly and handles --help/--version (exit 0) and errors
+ * (one line, exit 2, all ranks). */
+void fb_option_flag(FbContext *ctx, const char *name, char short_name, int *dest,
+                    const char *help);
+void fb_option_int(FbContext *ctx, const char *name, char short_name, long long *dest,
+                   long long imin, long long imax, const char *metavar, const char *help);
+void fb_option_double(FbContext *ctx, const char *name, char short_name, double *dest,
+                      double dmin, double dmax, const char *metavar, const char *help);
+void fb_option_string(FbContext *ctx, const char *name, char short_name, const char **dest,
+                      const char *metavar, const char *help);
+void fb_option_dims3(FbContext *ctx, const char *name, char short_name, int dest[3],
+                     const char *help);
+void fb_parse_options(FbContext *ctx, int argc, char **argv, const char *summary);
+/* Pure parser used by fb_parse_options and the unit tests: returns 0, or 2 with
+ * a one-line message in err. Does not print or exit. */
+int fb_options_parse_argv(FbOption *opts, int n, int argc, char **argv, char *err,
+                          size_t err_len);
+void fb_options_help(const FbOption *opts, int n, const char *program, const char *summary);
+int fb_option_was_set(const FbContext *ctx, const char *name);
+
+/* -------------------------------------------------------------- input decks */
+typedef enum { FB_KEY_INT, FB_KEY_DOUBLE, FB_KEY_STRING, FB_KEY_BOOL } FbKeyType;
+typedef struct {
+  const char *section;  /* "" for keys before any section */
+  const char *key;
+  FbKeyType type;
+  void *dest;           /* long long, double, char[FB_DECK_STR], int */
+  double min, max;      /* numeric range */
+  int seen;
+} FbDeckKey;
+#define FB_DECK_STR 256
+/* Reads a key = value deck with [sections] through inih. Returns 0, 2 for bad
+ * content (message "FILE:LINE: ..."), or 2 for an unreadable file. */
+int fb_deck_read(const char *path, FbDeckKey *keys, int n_keys, char *err, size_t err_len);
+
+/* ---------------------------------------------------------- failure handling */
+/* A failure every rank detected identically (e.g. a bad option): rank 0
+ * prints "program: error: message", every rank exits with code. */
+void fb_fail(FbContext *ctx, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+/* A failure that may be local to some ranks: every rank calls it at a phase
+ * boundary with its own code (0 = fine). If any rank failed, the lowest failing
+ * rank prints its message and every rank exits with the highest code. */
+void fb_agree(FbContext *ctx, int local_code, const char *local_msg);
+/* Unrecoverable on this rank alone: message naming the rank, then MPI_Abort. */
+void fb_abort(FbContext *ctx, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+/* Allocation that reports failure instead of crashing (NULL on failure). */
+void *fb_alloc(size_t bytes);
+/* Bytes of memory available on this node (MemAvailable), 0 if unknown. */
+size_t fb_mem_available(void);
+/* Collective memory check: the sum of need_bytes over the ranks of each node
+ * must fit in that node's available memory, else exit 3 naming the numbers. */
+void fb_check_memory(FbContext *ctx, size_t need_bytes, const char *what);
+
+/* ------------------------------------------------------------------- timers */
+void fb_timers_init(FbTimers *t, const char *const *names, int count);
+void fb_timers_reset(FbTimers *t);
+void fb_timer_start(FbTimers *t, int phase);
+void fb_timer_stop(FbTimers *t, int phase);
+void fb_timers_count(FbTimers *t, int phase, long long messages, long long bytes);
+/* Cross-rank min/avg/max of every phase; stats valid on every rank. */
+void fb_timers_reduce(const FbTimers *t, MPI_Comm comm, FbPhaseStats *stats);
+double fb_timer_resolution(void);
+
+/* Collectives timed and counted under a phase. */
+double fb_allreduce_sum(FbContext *ctx, int phase, double local);
+double fb_allreduce_max(FbContext *ctx, int phase, double local);
+double fb_allreduce_min(FbContext *ctx, int phase, double local);
+void fb_barrier(FbContext *ctx, int phase);
+
+/* ------------------------------------------------------------ decomposition */
+typedef struct {
+  MPI_Comm cart;
+  int dims[3], coords[3], periods[3];
+  int nglobal[3];  /* points decomposed along each dimension */
+  int lo[3];       /* first global point owned (0-based, within nglobal) */
+  int n[3];        /* points owned */
+  int nbr_lo[3], nbr_hi[3];  /* neighbour ranks, MPI_PROC_NULL at a wall */
+} FbDecomp;
+
+/* Balanced block extent of part `part` of `parts` over n points: the first
+ * n % parts parts get one more. */
+void fb_block_extent(int n, int parts, int part, int *lo, int *count);
+/* dims_in: 0 entries are chosen (MPI_Dims_create), or a full user grid.
+ * min_local: fewest points any rank may own along a dimension (>= halo width).
+ * Returns 0, or 2 with a message naming the problem. Collective over comm. */
+int fb_decomp_init(FbDecomp *d, MPI_Comm comm, const int nglobal[3], const int dims_in[3],
+                   const int periods[3], int min_local, char *err, size_t err_len);
+void fb_decomp_free(FbDecomp *d);
+/* "PxQxR" */
+void fb_decomp_grid_string(const FbDecomp *d, char *buf, size_t len);
+
+/* -------------------------------------------------------------- halo exchange */
+/* Fields are local arrays of (n[0]+2w) x (n[1]+2w) x (n[2]+2w) elements, the
+ * last index fastest. Exchanges run dimension by dimension over the full
+ * extent of the other two, so edges and corners are filled too. */
+typedef struct {
+  const FbDecomp *d;
+  int width, nfields;
+  MPI_Datatype type;
+  size_t elem;
+  int ext[3];
+  void *sendbuf[3][2], *recvbuf[3][2];
+  size_t face_count[3];          /* elements per face per field */
+  MPI_Request req[3][4];
+  int have_req[3];
+} FbHalo;
+
+int fb_halo_init(FbHalo *h, const FbDecomp *d, int width, MPI_Datatype type, int nfields);
+void fb_halo_free(FbHalo *h);
+/* Exchange nfields fields (as given at init); timed and counted under phase. */
+void fb_halo_exchange(FbHalo *h, void *const *fields, FbTimers *t, int phase);
+static inline size_t fb_idx3(const int ext[3], int i, int j, int k) {
+  return ((size_t)i * (size_t)ext[1] + (size_t)j) * (size_t)ext[2] + (size_t)k;
+}
+
+/* ------------------------------------------------------- reproducible sums */
+/* Exact accumulation of doubles in a fixed-point superaccumulator: the result
+ * is the exact sum, rounded once to double, hence identical for any
+ * number of ranks and any order of addition. */
+#define FB_RSUM_LIMBS 72
+typedef struct {
+  int64_t limb[FB_RSUM_LIMBS];  /* 32-bit digits, value = sum limb[i] 2^(32(i)-BIAS) */
+  int adds;                     /* additions since the last carry propagation */
+  int nonfinite;
+} FbReproSum;
+void fb_rsum_init(FbReproSum *s);
+void fb_rsum_add(FbReproSum *s, double x);
+void fb_rsum_merge(FbReproSum *into, const FbReproSum *from);
+double fb_rsum_value(const FbReproSum *s);
+/* Global exact sum over comm (collective). Returns NaN if any input was not finite. */
+double fb_rsum_allreduce(FbReproSum *s, MPI_Comm comm);
+
+/* ---------------------------------------------------------------- run record */
+typedef struct {
+  char name[64];
+  double value, expected, tolerance;  /* tolerance: relative unless noted in name */
+  int pass;
+} FbCheck;
+
+typedef struct {
+  char key[48];
+  char json[160];  /* already JSON-encoded value */
+  char text[160];  /* human form */
+} FbParam;
+
+typedef struct {
+  const char *fom_name, *fom_unit;
+  int higher_is_better;
+  double fom;                 /* best over repeats */
+  double repeats[FB_MAX_REPEATS];
+  int n_repeats;
+  double wall_s;              /* time of the timed loop (max over ranks) */
+  double loop_s;              /* denominator for "% of loop" */
+  FbCheck checks[FB_MAX_CHECKS];
+  int n_checks;
+  FbParam params[FB_MAX_PARAMS];
+  int n_params;
+  char grid[32];
+  const char *app_json;       /* optional extra JSON object body for "results" */
+} FbResult;
+
+void fb_result_init(FbResult *r, const char *fom_name, const char *fom_unit,
+                    int higher_is_better);
+void fb_result_param_int(FbResult *r, const char *key, long long v);
+void fb_result_param_double(FbResult *r, const char *key, double v);
+void fb_result_param_str(FbResult *r, const char *key, const char *v);
+void fb_result_add_repeat(FbResult *r, double fom);
+/* Adds a check |value - expected| <= tolerance * |expected| (relative). */
+int fb_result_check_rel(FbResult *r, const char *name, double value, double expected,
+                        double tolerance);
+/* Adds a check |value - expected| <= tolerance (absolute). */
+int fb_result_check_abs(FbResult *r, const char *name, double value, double expected,
+                        double tolerance);
+/* Adds a named boolean check (value 1 = pass). */
+int fb_result_check_true(FbResult *r, const char *name, int ok);
+int fb_result_passed(const FbResult *r);
+
+/* Collective: prints the human summary (rank 0, unless --quiet), appends the
+ * JSON record to --json FILE atomically, returns the exit status (0 or 1). */
+int fb_report(FbContext *ctx, FbResult *r);
+
+/* Build information (generated at build time). */
+const char *fb_build_cc(void);
+const char *fb_build_flags(void);
+const char *fb_build_git(void);
+const char *fb_version(void);
+
+/* Rank 0 printf + flush (nothing with --quiet). */
+void fb_print(const FbContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,43 @@
+/* internal.h: declarations shared between the files of common/ only. */
+#ifndef FB_INTERNAL_H
+#define FB_INTERNAL_H
+
+#include <stdio.h>
+#include "fabricbench.h"
+
+/* Environment snapshot (interface byte counters, rusage); opaque. */
+void *fb_env_snapshot(void);
+void fb_env_free(void *snap);
+void fb_watchdog_start(FbContext *ctx, double timeout_s);
+
+/* A growable JSON text with comma bookkeeping. */
+typedef struct {
+  char *buf;
+  size_t len, cap;
+  int depth;
+  int need_comma[32];
+  int oom;
+} FbJson;
+void fb_json_init(FbJson *j);
+void fb_json_free(FbJson *j);
+void fb_json_begin_object(FbJson *j, const char *key);  /* key NULL at top or in arrays */
+void fb_json_end_object(FbJson *j);
+void fb_json_begin_array(FbJson *j, const char *key);
+void fb_json_end_array(FbJson *j);
+void fb_json_str(FbJson *j, const char *key, const char *value);
+void fb_json_num(FbJson *j, const char *key, double value);
+void fb_json_int(FbJson *j, const char *key, long long value);
+void fb_json_bool(FbJson *j, const char *key, int value);
+void fb_json_raw(FbJson *j, const char *key, const char *raw);
+/* Appends s as a quoted, escaped JSON string to buf of size len. */
+void fb_json_quote(char *buf, size_t len, const char *s);
+
+/* Environment pieces written into the record (collective). */
+void fb_env_write_json(FbContext *ctx, FbJson *j, const FbDecomp *d_unused);
+void fb_options_write_json(const FbContext *ctx, FbJson *j);
+
+/* Writes text atomically: appends it to path through a temp file + rename.
+ * Returns 0 or an errno value. */
+int fb_append_atomic(const char *path, const char *text);
+
+#endif

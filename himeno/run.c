@@ -1,0 +1,94 @@
+/* run.c: Himeno's timing protocol (rehearsal, timed loop) and the lines the
+ * original prints, which existing scripts parse. */
+#include "himeno.h"
+
+#include <stdio.h>
+
+void himeno_print_header(FbContext *ctx, const Himeno *h) {
+  char grid[32];
+  fb_decomp_grid_string(&h->decomp, grid, sizeof grid);
+  fb_print(ctx, "Himeno benchmark (fabricbench %s), size %s: %d x %d x %d points\n", fb_version(),
+           h->size_name, h->points[0], h->points[1], h->points[2]);
+  fb_print(ctx, " imax = %d jmax = %d kmax = %d\n", h->points[0], h->points[1], h->points[2]);
+  fb_print(ctx, " I-decomp = %d J-decomp = %d K-decomp = %d (grid %s, %d ranks x %d threads)\n",
+           h->decomp.dims[0], h->decomp.dims[1], h->decomp.dims[2], grid, ctx->size,
+           ctx->threads);
+}
+
+static double mflops(const Himeno *h, long long iterations, double seconds) {
+  return HIMENO_FLOPS_PER_POINT * himeno_interior_points(h) * (double)iterations / seconds / 1e6;
+}
+
+/* Runs `iterations` from the initial state; returns the loop time, the
+ * maximum over ranks. gosa of the first and last iterations are kept. */
+static double run_from_start(FbContext *ctx, Himeno *h, long long iterations) {
+  himeno_reset(h);
+  fb_timers_reset(&ctx->timers);
+  MPI_Barrier(ctx->comm);
+  double t0 = MPI_Wtime();
+  for (long long it = 1; it <= iterations; it++) {
+    h->gosa = himeno_iterate(ctx, h);
+    if (it == 1) h->gosa_first = h->gosa;
+  }
+  double local = MPI_Wtime() - t0, slowest = 0.0;
+  MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  h->done = iterations;
+  return slowest;
+}
+
+/* The original's rehearsal: a few untimed iterations that also size the run
+ * for -t. Returns the iteration count of the timed loop. */
+long long himeno_rehearse(FbContext *ctx, Himeno *h) {
+  fb_print(ctx, " Start rehearsal measurement process.\n"
+                " Measure the performance in %d times.\n\n", HIMENO_REHEARSAL_ITERATIONS);
+  double t = run_from_start(ctx, h, HIMENO_REHEARSAL_ITERATIONS);
+  fb_print(ctx, " MFLOPS: %f time(s): %f %e\n\n", mflops(h, HIMENO_REHEARSAL_ITERATIONS, t), t,
+           h->gosa);
+  long long n = h->iterations;
+  if (n == 0) {
+    double per_iteration = t / HIMENO_REHEARSAL_ITERATIONS;
+    n = per_iteration > 0 ? (long long)(h->target_s / per_iteration) : 1;
+    if (n < 1) n = 1;
+  }
+  fb_print(ctx, " Now, start the actual measurement process.\n"
+                " The loop will be excuted in %lld times\n"
+                " This will take about %.1f seconds.\n Wait for a while\n\n", n,
+           t / HIMENO_REHEARSAL_ITERATIONS * (double)n * ctx->common.repeat);
+  return n;
+}
+
+void himeno_measure(FbContext *ctx, Himeno *h, long long iterations, FbResult *r) {
+  for (long long rep = 0; rep < ctx->common.repeat; rep++) {
+    double t = run_from_start(ctx, h, iterations);
+    fb_result_add_repeat(r, mflops(h, iterations, t));
+    r->wall_s = t;
+    r->loop_s = t;
+  }
+}
+
+void himeno_print_original_lines(FbContext *ctx, const Himeno *h, const FbResult *r) {
+  fb_print(ctx, "cpu : %f sec.\n", r->wall_s);
+  fb_print(ctx, "Loop executed for %lld times\n", h->done);
+  fb_print(ctx, "Gosa : %e \n", h->gosa);
+  fb_print(ctx, "MFLOPS measured : %f\n", r->fom);
+  fb_print(ctx, "Score based on Pentium III 600MHz : %f\n", r->fom / HIMENO_PENTIUM3_MFLOPS);
+  fb_print(ctx, "Gosa (double, 13 digits) : %.12e\n", h->gosa);
+  fb_print(ctx, "Checksum : %.17g weighted %.17g\n", h->checksum, h->checksum_weighted);
+}
+
+void himeno_fill_result(const FbContext *ctx, const Himeno *h, FbResult *r, char *json,
+                        size_t len) {
+  (void)ctx;
+  fb_decomp_grid_string(&h->decomp, r->grid, sizeof r->grid);
+  fb_result_param_int(r, "points_i", h->points[0]);
+  fb_result_param_int(r, "points_j", h->points[1]);
+  fb_result_param_int(r, "points_k", h->points[2]);
+  fb_result_param_int(r, "timed_iterations", h->done);
+  fb_result_param_str(r, "kernel", "jacobi19, p/pnew swap, float, gosa in double");
+  snprintf(json, len,
+           "{\"gosa\":%.17g,\"gosa_iteration_1\":%.17g,\"checksum\":%.17g,"
+           "\"checksum_weighted\":%.17g,\"iterations\":%lld,\"score_pentium3\":%.17g}",
+           h->gosa, h->gosa_first, h->checksum, h->checksum_weighted, h->done,
+           r->fom / HIMENO_PENTIUM3_MFLOPS);
+  r->app_json = json;
+}
