@@ -216,3 +216,8 @@ void fb_print(const FbContext *ctx, const char *fmt, ...) {
   va_end(ap);
   fflush(stdout);
 }
+
+int fb_test_hook(const char *name) {
+  const char *hook = getenv("FABRICBENCH_TEST_HOOK");
+  return hook && strcmp(hook, name) == 0;
+}

@@ -286,6 +286,10 @@ const char *fb_build_flags(void);
 const char *fb_build_git(void);
 const char *fb_version(void);
 
+/* Test hooks: true when FABRICBENCH_TEST_HOOK names this hook. Used by the
+ * tests to inject faults (a perturbed coefficient, a stalled rank). */
+int fb_test_hook(const char *name);
+
 /* Rank 0 printf + flush (nothing with --quiet). */
 void fb_print(const FbContext *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

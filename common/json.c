@@ -29,7 +29,7 @@ void fb_json_quote(char *buf, size_t len, const char *s) {
   size_t o = 0;
   if (len < 3) { if (len) buf[0] = '\0'; return; }
   buf[o++] = '"';
-  for (const unsigned char *p = (const unsigned char *)s; *p && o + 8 < len; p++) {
+  for (const unsigned char *p = (const unsigned char *)s; *p && o + 8 <= len; p++) {
     if (*p == '"' || *p == '\\') { buf[o++] = '\\'; buf[o++] = (char)*p; }
     else if (*p == '\n') { buf[o++] = '\\'; buf[o++] = 'n'; }
     else if (*p == '\t') { buf[o++] = '\\'; buf[o++] = 't'; }
@@ -66,7 +66,7 @@ void fb_json_end_array(FbJson *j) { j->depth--; puts_(j, "]"); }
 
 void fb_json_str(FbJson *j, const char *k, const char *v) {
   key(j, k);
-  size_t n = strlen(v) * 6 + 3;
+  size_t n = strlen(v) * 6 + 10; /* worst case: every byte a six-byte escape */
   char small[512];
   char *q = n <= sizeof small ? small : malloc(n);
   if (!q) { j->oom = 1; return; }

@@ -35,10 +35,9 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
   memset(h, 0, sizeof *h);
   h->size_name = "M";
   h->target_s = 60.0;
-  long long iterations = 0;
   fb_option_string(ctx, "size", 's', &h->size_name, "SIZE",
                    "grid XS, S, M, L, XL, or NIxNJxNK points (each >= 3)");
-  fb_option_int(ctx, "iterations", 'n', &iterations, 1, 1000000000LL, "N",
+  fb_option_int(ctx, "iterations", 'n', &h->iterations, 1, 1000000000LL, "N",
                 "run exactly N iterations from the initial state "
                 "(default: as many as fill -t)");
   fb_option_double(ctx, "time", 't', &h->target_s, 1e-3, 1e6, "SECONDS",
@@ -48,7 +47,6 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
                    "Himeno benchmark: Jacobi relaxation of the 19-point Poisson stencil in\n"
                    "single precision (RIKEN's problem), MPI + OpenMP. Prints the original's\n"
                    "lines (Gosa, MFLOPS measured, Score) and validates every run.");
-  h->iterations = iterations;
   if (!size_from_name(h->size_name, h->points))
     fb_fail(ctx, FB_EXIT_USAGE,
             "option -s: '%s' is not XS, S, M, L, XL or NIxNJxNK with each >= 3",
@@ -126,6 +124,8 @@ void himeno_setup(FbContext *ctx, Himeno *h) {
   bad |= h->scratch == NULL;
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory allocating the fields");
   init_coefficients(h);
+  if (fb_test_hook("himeno_perturb") && ctx->rank == 0)
+    h->a[3][fb_idx3(h->halo.ext, 1, 1, 1)] *= 1.01f; /* a wrong answer for the tests */
   himeno_reset(h);
 }
 

@@ -1,0 +1,81 @@
+# tests/e2e/himeno.sh: himeno/bmt through mpirun (sourced by tests/run-tests).
+BMT=himeno/bmt
+REC="$TMPDIR_T/himeno.jsonl"
+
+# Same checksum, PASS and the original's gosa at every rank count, grid and
+# thread count.
+reference_sum=""
+himeno_case() { # NAME NP THREADS ARGS...
+  name=$1 np=$2 threads=$3; shift 3
+  rm -f "$REC"
+  OMP_NUM_THREADS=$threads mpi "$np" $BMT -s XS -n 200 --json "$REC" "$@"
+  rc=$?
+  if [ $rc -ne 0 ] || [ ! -s "$REC" ]; then not_ok "himeno XS $name: exit $rc" "$(cat "$OUT_FILE")"; return; fi
+  status=$(json "$REC" 'r["validation"]["status"]')
+  gosa_ok=$(json "$REC" 'any(c["name"] == "gosa_final_vs_original" and c["pass"] for c in r["validation"]["checks"])')
+  sum=$(json "$REC" '"%r %r" % (r["results"]["checksum"], r["results"]["checksum_weighted"])')
+  [ -z "$reference_sum" ] && reference_sum=$sum
+  if [ "$status" = PASS ] && [ "$gosa_ok" = true ] && [ "$sum" = "$reference_sum" ]; then
+    ok "himeno XS $name: PASS, original's gosa, checksum $sum"
+  else
+    not_ok "himeno XS $name: status $status, gosa vs original $gosa_ok, checksum $sum (first run $reference_sum)" "$(cat "$OUT_FILE")"
+  fi
+}
+for np in 1 2 3 4 6; do himeno_case "$np ranks" "$np" 1; done
+himeno_case "1 rank x 2 threads" 1 2
+himeno_case "2 ranks x 2 threads" 2 2
+himeno_case "grid 1x2x2" 4 1 --grid 1x2x2
+himeno_case "grid 2x2x2" 8 1 --grid 2x2x2
+himeno_case "grid 1x1x3" 3 1 --grid 1x1x3
+himeno_case "grid 3x2x1" 6 1 --grid 3x2x1
+
+# The run record holds every field of the schema.
+rm -f "$REC"
+mpi 2 $BMT -s XS -n 20 --repeat 3 --json "$REC" --quiet
+fields='schema app version git started params ranks threads nodes hosts grid mpi build fom wall_s phases comm validation repeats cpu fabric'
+missing=$(json "$REC" "' '.join(k for k in '$fields'.split() if k not in r)")
+check "himeno record has every schema field (missing: '${missing}')" [ -z "$missing" ]
+check "himeno record: schema fabricbench.run/1, 2 ranks, grid of 2" \
+  [ "$(json "$REC" 'r["schema"] == "fabricbench.run/1" and r["ranks"] == 2 and r["nodes"] >= 1 and eval(r["grid"].replace("x","*")) == 2')" = true ]
+check "himeno record: fom, phases and comm counters" \
+  [ "$(json "$REC" 'r["fom"]["name"] == "MFLOPS" and r["fom"]["value"] > 0 and r["fom"]["higher_is_better"] and set(r["phases"]) == {"compute","halo","allreduce"} and r["comm"]["halo"]["bytes"] > 0 and r["phases"]["compute"]["max"] >= r["phases"]["compute"]["min"] > 0')" = true ]
+check "himeno --repeat 3: three repeats, FOM is the best" \
+  [ "$(json "$REC" 'len(r["repeats"]) == 3 and r["fom"]["value"] == max(r["repeats"])')" = true ]
+check "himeno record: cpu and fabric sections, params echo the options" \
+  [ "$(json "$REC" '"user_s" in r["cpu"] and "interfaces" in r["fabric"] and r["params"]["size"] == "XS" and r["params"]["iterations"] == 20 and r["params"]["repeat"] == 3')" = true ]
+mpi 1 $BMT -s XS -n 5 --json "$REC" --quiet
+check "himeno --json appends one JSON line per run" [ "$(json "$REC" 'len(lines) == 2 and all(json.loads(l)["app"] == "himeno" for l in lines)')" = true ]
+
+# The familiar lines of the original, for the scripts that parse them.
+mpi 2 $BMT -s XS -t 0.2
+check "himeno -t prints the original's lines" grep -q '^MFLOPS measured : [0-9]' "$OUT_FILE"
+check "himeno -t run passes" grep -q '^Validation : PASS' "$OUT_FILE"
+
+# A wrong answer is caught: exit 1 and a FAIL record.
+rm -f "$REC"
+FABRICBENCH_TEST_HOOK=himeno_perturb mpi 2 $BMT -s XS -n 200 --json "$REC"
+rc=$?
+check "himeno with a perturbed coefficient exits 1 (got $rc)" [ "$rc" -eq 1 ]
+check "himeno with a perturbed coefficient records FAIL" [ "$(json "$REC" 'r["validation"]["status"]')" = FAIL ]
+
+# Help and version.
+mpi 1 $BMT --help
+check "himeno --help lists every option" sh -c "grep -q -- '--size' '$OUT_FILE' && grep -q -- '--grid' '$OUT_FILE' && grep -q -- '--timeout' '$OUT_FILE' && grep -q -- '--json' '$OUT_FILE'"
+mpi 2 $BMT --version
+check "himeno --version names the build" grep -q 'fabricbench' "$OUT_FILE"
+
+# Bad input: one line, exit 2 (3 for memory), every rank ends quickly.
+expect_exit "himeno -s Q" 2 10 2 $BMT -s Q
+expect_exit "himeno -n 0" 2 10 2 $BMT -n 0
+expect_exit "himeno -n abc" 2 10 2 $BMT -n abc
+expect_exit "himeno -n 99999999999999999999" 2 10 2 $BMT -n 99999999999999999999
+expect_exit "himeno -t -1" 2 10 2 $BMT -t -1
+expect_exit "himeno --grid 3x1x1 on 2 ranks" 2 10 2 $BMT -s XS --grid 3x1x1
+expect_exit "himeno grid leaving a rank without points" 2 10 3 $BMT -s 4x4x40 --grid 3x1x1
+expect_exit "himeno -s 3x3x3 on 2 ranks" 2 10 2 $BMT -s 3x3x3
+expect_exit "himeno unknown option" 2 10 2 $BMT --bogus
+expect_exit "himeno --repeat 0" 2 10 2 $BMT --repeat 0
+expect_exit "himeno --json ''" 2 10 2 $BMT --json ''
+expect_exit "himeno size beyond memory" 3 10 2 $BMT -s 8192x8192x8192
+PER_RANK_ERRORS=1 expect_exit "himeno --timeout 1 on a long run" 3 15 2 $BMT -s S -t 60 --timeout 1
+check "himeno --timeout names the phase of each rank" [ "$(grep -c "exceeded in phase '" "$OUT_FILE")" -eq 2 ]

@@ -1,0 +1,54 @@
+# tests/lib.sh: helpers for the end-to-end tests (sourced by tests/run-tests).
+# Each check counts one test; tests gate on exit codes and the run record.
+
+PASSED=0
+FAILED=0
+MPIRUN=${MPIRUN:-mpirun}
+# Open MPI: allow root and more ranks than cores; ignored by MPICH.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+
+ok() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
+not_ok() { FAILED=$((FAILED + 1)); echo "not ok - $1"; [ -n "${2:-}" ] && echo "$2" | sed 's/^/    # /' | head -n 15; return 0; }
+check() { # check NAME CONDITION-COMMAND...
+  name=$1; shift
+  if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+# mpi NP CMD... : run under the MPI launcher with a time limit; output in $OUT_FILE
+mpi() {
+  np=$1; shift
+  timeout -k 5 "${LIMIT:-300}" "$MPIRUN" -np "$np" "$@" >"$OUT_FILE" 2>&1
+}
+
+# json FILE EXPR : evaluate a Python expression over the last record `r`
+json() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+lines = [l for l in open(sys.argv[1]) if l.strip()]
+r = json.loads(lines[-1])
+v = eval(sys.argv[2], {"r": r, "lines": lines, "json": json})
+print(v if not isinstance(v, bool) else ("true" if v else "false"))
+PY
+}
+
+# expect_exit NAME CODE SECONDS NP ARGS... : exit code CODE within SECONDS,
+# one error line on stderr naming the problem (one per rank when
+# PER_RANK_ERRORS=1, e.g. the watchdog), and no record written.
+expect_exit() {
+  name=$1 code=$2 secs=$3 np=$4; shift 4
+  rec="$TMPDIR_T/bad.$$.jsonl"; rm -f "$rec"
+  start=$(date +%s)
+  LIMIT=$((secs + 20)) mpi "$np" "$@" --json "$rec"
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  errs=$(grep -c 'error:' "$OUT_FILE")
+  want_errs=1
+  [ "${PER_RANK_ERRORS:-0}" = 1 ] && want_errs=$np
+  if [ "$rc" -eq "$code" ] && [ "$took" -le "$secs" ] && [ "$errs" -eq "$want_errs" ] && [ ! -e "$rec" ]; then
+    ok "$name (exit $rc in ${took}s)"
+  else
+    not_ok "$name: exit $rc (want $code) in ${took}s, $errs error lines, record $( [ -e "$rec" ] && echo written || echo absent)" "$(cat "$OUT_FILE")"
+  fi
+}

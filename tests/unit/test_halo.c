@@ -1,0 +1,89 @@
+/* test_halo.c: after an exchange every ghost cell (faces, edges, corners)
+ * holds its owner's value, for widths 1-3, float and double, periodic and
+ * walled dimensions, non-divisible sizes, and several fields at once. */
+#include "fabricbench.h"
+#include "testlib.h"
+
+#include <stdlib.h>
+
+#define SENTINEL -12345.0
+
+/* A value that names its global point (exact in float for these sizes). */
+static double value_at(int f, int gi, int gj, int gk) {
+  return (double)(f * 1000000 + gi * 10000 + gj * 100 + gk);
+}
+
+static void check_exchange(const int n[3], const int periods[3], int width,
+                           MPI_Datatype type, int nfields) {
+  FbDecomp d;
+  char err[256];
+  const int dims[3] = {0, 0, 0};
+  if (fb_decomp_init(&d, MPI_COMM_WORLD, n, dims, periods, width, err, sizeof err)) {
+    EXPECT(0, "decomp: %s", err);
+    return;
+  }
+  FbHalo h;
+  EXPECT(fb_halo_init(&h, &d, width, type, nfields) == 0, "halo init");
+  int is_float = type == MPI_FLOAT;
+  size_t count = (size_t)h.ext[0] * h.ext[1] * h.ext[2];
+  void *fields[4];
+  for (int f = 0; f < nfields; f++) {
+    fields[f] = malloc(count * (is_float ? sizeof(float) : sizeof(double)));
+    for (int i = 0; i < h.ext[0]; i++)
+      for (int j = 0; j < h.ext[1]; j++)
+        for (int k = 0; k < h.ext[2]; k++) {
+          int inside = i >= width && i < width + d.n[0] && j >= width && j < width + d.n[1] &&
+                       k >= width && k < width + d.n[2];
+          double v = inside ? value_at(f, d.lo[0] + i - width, d.lo[1] + j - width,
+                                       d.lo[2] + k - width)
+                            : SENTINEL;
+          size_t x = fb_idx3(h.ext, i, j, k);
+          if (is_float) ((float *)fields[f])[x] = (float)v;
+          else ((double *)fields[f])[x] = v;
+        }
+  }
+  FbTimers t;
+  static const char *const names[1] = {"halo"};
+  fb_timers_init(&t, names, 1);
+  fb_halo_exchange(&h, fields, &t, 0);
+  int wrong = 0;
+  for (int f = 0; f < nfields; f++)
+    for (int i = 0; i < h.ext[0]; i++)
+      for (int j = 0; j < h.ext[1]; j++)
+        for (int k = 0; k < h.ext[2]; k++) {
+          int g[3] = {d.lo[0] + i - width, d.lo[1] + j - width, d.lo[2] + k - width};
+          int outside = 0;
+          for (int a = 0; a < 3; a++) {
+            if (g[a] >= 0 && g[a] < n[a]) continue;
+            if (periods[a]) g[a] = (g[a] + n[a]) % n[a];
+            else outside = 1;
+          }
+          double expect = outside ? SENTINEL : value_at(f, g[0], g[1], g[2]);
+          size_t x = fb_idx3(h.ext, i, j, k);
+          double got = is_float ? ((float *)fields[f])[x] : ((double *)fields[f])[x];
+          if (got != expect) wrong++;
+        }
+  EXPECT(wrong == 0, "n %dx%dx%d width %d %s fields %d periods %d%d%d: %d wrong cells", n[0],
+         n[1], n[2], width, is_float ? "float" : "double", nfields, periods[0], periods[1],
+         periods[2], wrong);
+  EXPECT(t.calls[0] == 1, "halo phase timed once");
+  for (int f = 0; f < nfields; f++) free(fields[f]);
+  fb_halo_free(&h);
+  fb_decomp_free(&d);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int walls[3] = {0, 0, 0}, xy[3] = {1, 1, 0}, all[3] = {1, 1, 1};
+  /* non-divisible sizes, each with room for width 3 at any rank count */
+  const int shapes[][3] = {{3 * size + 2, 7, 9}, {13, 10, 3 * size + 1}, {7, 3 * size, 11}};
+  for (int w = 1; w <= 3; w++)
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+      check_exchange(shapes[s], walls, w, MPI_FLOAT, 1);
+      check_exchange(shapes[s], xy, w, MPI_DOUBLE, 1);
+      check_exchange(shapes[s], all, w, MPI_DOUBLE, 3);
+    }
+  return tl_finish("halo");
+}
