@@ -31,9 +31,16 @@ $(BUILD)/build_info.h: FORCE
 
 $(BUILD)/common/build_info.o: $(BUILD)/build_info.h
 
-$(BUILD)/%.o: %.c | $(BUILD)/build_info.h
+# Everything is rebuilt when the compiler or flags change (make MPI=mpich,
+# SANITIZE=..., CFLAGS=...), so no object of another build is linked in.
+$(BUILD)/config.stamp: FORCE
+	@mkdir -p $(BUILD)
+	@echo "$(MPICC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(INIH_CFLAGS)" > $@.new
+	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+
+$(BUILD)/%.o: %.c $(BUILD)/config.stamp | $(BUILD)/build_info.h
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ALL_CFLAGS) $(INIH_CFLAGS) $(EXTRA_CFLAGS_$(firstword $(subst /, ,$*))) $(FILE_CFLAGS_$(notdir $*)) -c $< -o $@
+	$(MPICC) $(ALL_CFLAGS) $(INIH_CFLAGS) $(EXTRA_CFLAGS_$(firstword $(subst /, ,$*))) $(FILE_CFLAGS_$*) -c $< -o $@
 
 $(LIB): $(COMMON_OBJ)
 	$(AR) rcs $@ $^

@@ -286,6 +286,14 @@ const char *fb_build_flags(void);
 const char *fb_build_git(void);
 const char *fb_version(void);
 
+/* Node layout: node_of_rank[r] (size entries) numbers the distinct hosts in
+ * rank order; collective. Returns 0 or 3 (no memory). */
+int fb_node_layout(FbContext *ctx, int *node_of_rank, int *n_nodes);
+/* Ranks sharing this rank's node (shared-memory domain); collective. */
+int fb_ranks_on_my_node(FbContext *ctx);
+/* Size in bytes of the largest CPU cache this process can see, 0 if unknown. */
+size_t fb_last_level_cache(void);
+
 /* Test hooks: true when FABRICBENCH_TEST_HOOK names this hook. Used by the
  * tests to inject faults (a perturbed coefficient, a stalled rank). */
 int fb_test_hook(const char *name);

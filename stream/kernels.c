@@ -1,0 +1,92 @@
+/* kernels.c: Copy, Scale, Add and Triad as plain loops (compiled with
+ * -fno-tree-loop-distribute-patterns so Copy stays a loop), and the same with
+ * non-temporal stores for --nt. Each thread works on a fixed share of the
+ * arrays, the same share that first touched them. */
+#include "stream.h"
+
+#include <omp.h>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+const char *const stream_kernel_names[K_COUNT] = {"Copy", "Scale", "Add", "Triad"};
+const int stream_arrays_moved[K_COUNT] = {2, 2, 3, 3};
+
+int stream_nt_available(void) {
+#if defined(__SSE2__)
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+/* This thread's share [lo, hi), in whole chunks of STREAM_CHUNK elements. */
+static void thread_share(long long n, long long *lo, long long *hi) {
+  int t = omp_get_thread_num(), nt = omp_get_num_threads();
+  long long chunks = (n + STREAM_CHUNK - 1) / STREAM_CHUNK;
+  long long c0 = chunks * t / nt, c1 = chunks * (t + 1) / nt;
+  *lo = c0 * STREAM_CHUNK;
+  *hi = c1 * STREAM_CHUNK < n ? c1 * STREAM_CHUNK : n;
+}
+
+static void plain(int kernel, double *restrict a, double *restrict b, double *restrict c,
+                  long long lo, long long hi) {
+  const double q = STREAM_SCALAR;
+  switch (kernel) {
+  case K_COPY: for (long long j = lo; j < hi; j++) c[j] = a[j]; break;
+  case K_SCALE: for (long long j = lo; j < hi; j++) b[j] = q * c[j]; break;
+  case K_ADD: for (long long j = lo; j < hi; j++) c[j] = a[j] + b[j]; break;
+  case K_TRIAD: for (long long j = lo; j < hi; j++) a[j] = b[j] + q * c[j]; break;
+  }
+}
+
+#if defined(__SSE2__)
+/* Non-temporal stores, two doubles at a time; lo is chunk-aligned (64 B). */
+static void streaming(int kernel, double *restrict a, double *restrict b, double *restrict c,
+                      long long lo, long long hi) {
+  const __m128d q = _mm_set1_pd(STREAM_SCALAR);
+  long long j = lo, end = lo + (hi - lo) / 2 * 2;
+  switch (kernel) {
+  case K_COPY: for (; j < end; j += 2) _mm_stream_pd(c + j, _mm_load_pd(a + j)); break;
+  case K_SCALE:
+    for (; j < end; j += 2) _mm_stream_pd(b + j, _mm_mul_pd(q, _mm_load_pd(c + j)));
+    break;
+  case K_ADD:
+    for (; j < end; j += 2) _mm_stream_pd(c + j, _mm_add_pd(_mm_load_pd(a + j), _mm_load_pd(b + j)));
+    break;
+  case K_TRIAD:
+    for (; j < end; j += 2)
+      _mm_stream_pd(a + j, _mm_add_pd(_mm_load_pd(b + j), _mm_mul_pd(q, _mm_load_pd(c + j))));
+    break;
+  }
+  plain(kernel, a, b, c, end, hi);
+  _mm_sfence();
+}
+#endif
+
+void stream_kernel(Stream *s, int kernel) {
+#pragma omp parallel
+  {
+    long long lo, hi;
+    thread_share(s->n, &lo, &hi);
+#if defined(__SSE2__)
+    if (s->nt) streaming(kernel, s->a, s->b, s->c, lo, hi);
+    else
+#endif
+      plain(kernel, s->a, s->b, s->c, lo, hi);
+  }
+}
+
+/* First touch by the threads that will use each share; stream.c's values. */
+void stream_first_touch(Stream *s) {
+#pragma omp parallel
+  {
+    long long lo, hi;
+    thread_share(s->n, &lo, &hi);
+    for (long long j = lo; j < hi; j++) {
+      s->a[j] = 1.0;
+      s->b[j] = 2.0;
+      s->c[j] = 0.0;
+    }
+  }
+}

@@ -1,0 +1,34 @@
+/* main.c: the STREAM run, phase by phase. */
+#include "stream.h"
+
+static const char *const phase_names[PH_COUNT] = {"kernels", "sync"};
+
+int main(int argc, char **argv) {
+  FbContext ctx;
+  Stream s = {0};
+  FbResult result;
+
+  fb_init(&ctx, &argc, &argv, "stream");
+  fb_timers_init(&ctx.timers, phase_names, PH_COUNT);
+  stream_parse(&ctx, &s, argc, argv);          /* -n, -r, --nt */
+  stream_setup(&ctx, &s);                      /* arrays, first touch */
+  stream_check_granularity(&ctx, &s);          /* also the untimed warm-up */
+
+  fb_result_init(&result, s.nt ? "Triad (non-temporal)" : "Triad", "GB/s", 1);
+  long long passes = 0;
+  for (long long rep = 0; rep < ctx.common.repeat; rep++) {
+    fb_timers_reset(&ctx.timers);
+    stream_measure(&ctx, &s);                  /* all ranks, synchronised per kernel */
+    passes += s.repeats;
+    stream_report(&ctx, &s, &result);          /* stream.c's table */
+  }
+  if (fb_test_hook("stream_corrupt") && ctx.rank == 0) s.a[s.n / 2] += 1.0;
+  stream_validate(&ctx, &s, &result, passes);
+  fb_result_param_int(&result, "elements_per_rank", s.n);
+  fb_result_param_str(&result, "bytes_convention", "stream.c: Copy/Scale 2 arrays, Add/Triad 3");
+  int status = fb_report(&ctx, &result);
+
+  stream_free(&s);
+  fb_finalize(&ctx, status);
+  return status;
+}

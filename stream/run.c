@@ -1,0 +1,153 @@
+/* run.c: STREAM's set-up, timer check, timed passes across all ranks, and
+ * stream.c's table. */
+#include "stream.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void stream_first_touch(Stream *s);
+
+void stream_parse(FbContext *ctx, Stream *s, int argc, char **argv) {
+  s->n = 0;
+  s->repeats = 10;
+  fb_option_int(ctx, "elements", 'n', &s->n, 1, 1LL << 40, "ELEMENTS",
+                "elements per array per rank (default: 4x the largest cache)");
+  fb_option_int(ctx, "passes", 'r', &s->repeats, 2, 100000, "PASSES",
+                "timed passes of each kernel; the first is not counted");
+  fb_option_flag(ctx, "nt", 0, &s->nt, "use non-temporal stores (reported as such)");
+  fb_option_flag(ctx, "no-sync", 0, &s->no_sync,
+                 "no barrier per kernel: each rank times its own passes and the\n"
+                 "                               aggregate is the sum of per-rank best rates (HPCC StarSTREAM)");
+  fb_parse_options(ctx, argc, argv,
+                   "STREAM (McCalpin): Copy, Scale, Add and Triad on double arrays, every\n"
+                   "rank at once and synchronised per kernel (like HPCC's StarSTREAM), so\n"
+                   "the rates are the aggregate bandwidth of all ranks. MB = 1e6 bytes;\n"
+                   "Copy and Scale count 2 arrays, Add and Triad 3 (stream.c's convention).\n"
+                   "Times in the table are those of the slowest rank per pass (rank 0's\n"
+                   "with --no-sync).");
+  if (s->nt && !stream_nt_available())
+    fb_fail(ctx, FB_EXIT_USAGE, "option --nt: no non-temporal stores on this processor");
+}
+
+void stream_setup(FbContext *ctx, Stream *s) {
+  if (s->n == 0) {
+    size_t cache = fb_last_level_cache();
+    long long want = (long long)(STREAM_CACHE_FACTOR * (cache ? cache : 32u << 20) / sizeof(double));
+    s->n = (want + STREAM_CHUNK - 1) / STREAM_CHUNK * STREAM_CHUNK;
+  }
+  fb_check_memory(ctx, 3 * (size_t)s->n * sizeof(double), "the STREAM arrays");
+  size_t bytes = (size_t)s->n * sizeof(double);
+  s->a = fb_alloc(bytes);
+  s->b = fb_alloc(bytes);
+  s->c = fb_alloc(bytes);
+  int bad = !s->a || !s->b || !s->c;
+  for (int k = 0; k < K_COUNT; k++) {
+    s->local_s[k] = calloc((size_t)s->repeats, sizeof(double));
+    s->global_s[k] = calloc((size_t)s->repeats, sizeof(double));
+    bad |= !s->local_s[k] || !s->global_s[k];
+  }
+  fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory allocating the arrays");
+  stream_first_touch(s);
+  fb_print(ctx, "STREAM (fabricbench %s): %lld elements per array per rank (%.1f MiB each), "
+                "%d ranks x %d threads, %lld passes%s\n", fb_version(), s->n,
+           (double)bytes / 1048576.0, ctx->size, ctx->threads, s->repeats,
+           s->nt ? ", non-temporal stores" : "");
+  fb_print(ctx, "Total memory required: %.1f MiB over all ranks\n",
+           3.0 * (double)bytes * ctx->size / 1048576.0);
+}
+
+void stream_free(Stream *s) {
+  free(s->a);
+  free(s->b);
+  free(s->c);
+  for (int k = 0; k < K_COUNT; k++) {
+    free(s->local_s[k]);
+    free(s->global_s[k]);
+  }
+}
+
+/* stream.c's check: the clock's granularity, and how many ticks one kernel
+ * pass takes (a = 2a, which the closed-form validation accounts for). */
+void stream_check_granularity(FbContext *ctx, Stream *s) {
+  double tick = fb_timer_resolution();
+  double t0 = MPI_Wtime();
+#pragma omp parallel for schedule(static)
+  for (long long j = 0; j < s->n; j++) s->a[j] = 2.0 * s->a[j];
+  double t = MPI_Wtime() - t0, slowest;
+  MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  fb_print(ctx, "Your clock granularity/precision appears to be %.3g microseconds.\n"
+                "Each test below will take on the order of %.0f microseconds "
+                "(= %.0f clock ticks).\n", tick * 1e6, slowest * 1e6, slowest / tick);
+  if (slowest / tick < 20.0)
+    fb_print(ctx, "WARNING: under 20 clock ticks per test; increase -n for accurate times.\n");
+}
+
+void stream_measure(FbContext *ctx, Stream *s) {
+  fb_barrier(ctx, PH_SYNC);
+  for (long long pass = 0; pass < s->repeats; pass++)
+    for (int k = 0; k < K_COUNT; k++) {
+      if (!s->no_sync) fb_barrier(ctx, PH_SYNC);
+      fb_timer_start(&ctx->timers, PH_KERNELS);
+      double t0 = MPI_Wtime();
+      stream_kernel(s, k);
+      double t = MPI_Wtime() - t0;
+      fb_timer_stop(&ctx->timers, PH_KERNELS);
+      s->local_s[k][pass] = t;
+      s->global_s[k][pass] = s->no_sync ? t : fb_allreduce_max(ctx, PH_SYNC, t);
+    }
+}
+
+static double bytes_per_rank(const Stream *s, int k) {
+  return (double)stream_arrays_moved[k] * sizeof(double) * (double)s->n;
+}
+
+/* The table of stream.c for the aggregate, plus each kernel's slowest rank;
+ * returns the aggregate Triad rate in GB/s. */
+static double print_table(FbContext *ctx, const Stream *s, double *rank_min_mbs) {
+  double triad = 0.0;
+  fb_print(ctx, "-------------------------------------------------------------\n");
+  fb_print(ctx, "Function    Best Rate MB/s  Avg time     Min time     Max time\n");
+  for (int k = 0; k < K_COUNT; k++) {
+    double mn = DBL_MAX, mx = 0.0, sum = 0.0, local_min = DBL_MAX;
+    for (long long p = 1; p < s->repeats; p++) { /* the first pass is not counted */
+      double t = s->global_s[k][p];
+      mn = fmin(mn, t);
+      mx = fmax(mx, t);
+      sum += t;
+      local_min = fmin(local_min, s->local_s[k][p]);
+    }
+    double my_rate = 1e-6 * bytes_per_rank(s, k) / local_min, sum_rate = 0.0;
+    MPI_Allreduce(&my_rate, &rank_min_mbs[k], 1, MPI_DOUBLE, MPI_MIN, ctx->comm);
+    MPI_Allreduce(&my_rate, &sum_rate, 1, MPI_DOUBLE, MPI_SUM, ctx->comm);
+    double rate = s->no_sync ? sum_rate : 1e-6 * bytes_per_rank(s, k) * ctx->size / mn;
+    fb_print(ctx, "%-8s %14.1f  %11.6f  %11.6f  %11.6f\n", stream_kernel_names[k], rate,
+             sum / (double)(s->repeats - 1), mn, mx);
+    if (k == K_TRIAD) triad = rate / 1000.0;
+  }
+  fb_print(ctx, "-------------------------------------------------------------\n");
+  fb_print(ctx, "Per-rank minimum (MB/s): Copy %.1f  Scale %.1f  Add %.1f  Triad %.1f\n",
+           rank_min_mbs[0], rank_min_mbs[1], rank_min_mbs[2], rank_min_mbs[3]);
+  return triad;
+}
+
+void stream_report(FbContext *ctx, Stream *s, FbResult *r) {
+  double rank_min[K_COUNT];
+  double triad_gbs = print_table(ctx, s, rank_min);
+  fb_result_add_repeat(r, triad_gbs);
+  double counted = 0.0, all = 0.0;
+  for (long long p = 0; p < s->repeats; p++)
+    for (int k = 0; k < K_COUNT; k++) {
+      all += s->global_s[k][p];
+      if (p > 0) counted += s->global_s[k][p];
+    }
+  r->wall_s = counted;
+  r->loop_s = all;
+  snprintf(s->results, sizeof s->results,
+           "{\"rank_min_mbs\":{\"Copy\":%.6g,\"Scale\":%.6g,\"Add\":%.6g,\"Triad\":%.6g},"
+           "\"synchronised_per_kernel\":%s,\"non_temporal\":%s}",
+           rank_min[0], rank_min[1], rank_min[2], rank_min[3], s->no_sync ? "false" : "true",
+           s->nt ? "true" : "false");
+  r->app_json = s->results;
+}

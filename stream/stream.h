@@ -1,0 +1,42 @@
+/* stream.h: McCalpin's STREAM kernels across all ranks at once. */
+#ifndef STREAM_H
+#define STREAM_H
+
+#include "fabricbench.h"
+
+enum { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_COUNT };
+enum { PH_KERNELS, PH_SYNC, PH_COUNT };
+
+#define STREAM_SCALAR 3.0
+/* Arrays of at least this many times the largest cache, as stream.c asks. */
+#define STREAM_CACHE_FACTOR 4
+/* Elements a thread's share is rounded to, so non-temporal stores stay aligned. */
+#define STREAM_CHUNK 8
+
+typedef struct {
+  long long n;          /* elements per array per rank */
+  long long repeats;    /* -r: timed passes, the first not counted */
+  int nt;               /* --nt: non-temporal stores */
+  int no_sync;          /* --no-sync: ranks run their passes independently (HPCC) */
+  char results[512];    /* the record's results object */
+  double *a, *b, *c;
+  /* per kernel and pass: this rank's time and the slowest rank's time */
+  double *local_s[K_COUNT], *global_s[K_COUNT];
+} Stream;
+
+/* Bytes moved per element by each kernel, stream.c's convention. */
+extern const int stream_arrays_moved[K_COUNT];
+extern const char *const stream_kernel_names[K_COUNT];
+
+void stream_parse(FbContext *ctx, Stream *s, int argc, char **argv);
+void stream_setup(FbContext *ctx, Stream *s);
+void stream_free(Stream *s);
+void stream_check_granularity(FbContext *ctx, Stream *s);
+/* One pass of a kernel over this rank's arrays (OpenMP threads). */
+void stream_kernel(Stream *s, int kernel);
+void stream_measure(FbContext *ctx, Stream *s);
+void stream_report(FbContext *ctx, Stream *s, FbResult *r);
+void stream_validate(FbContext *ctx, const Stream *s, FbResult *r, long long passes);
+int stream_nt_available(void);
+
+#endif

@@ -1,0 +1,33 @@
+/* validate.c: stream.c's check of the arrays against their closed-form
+ * values after every pass that ran. */
+#include "stream.h"
+
+#include <math.h>
+
+/* stream.c's threshold for double arrays: the average absolute error per
+ * element, relative to the expected value, must stay under 1e-13. */
+#define STREAM_EPSILON 1e-13
+
+void stream_validate(FbContext *ctx, const Stream *s, FbResult *r, long long passes) {
+  /* The expected values: a = 2 (the timer check), then each pass. */
+  double aj = 2.0, bj = 2.0, cj = 0.0;
+  for (long long k = 0; k < passes; k++) {
+    cj = aj;
+    bj = STREAM_SCALAR * cj;
+    cj = aj + bj;
+    aj = bj + STREAM_SCALAR * cj;
+  }
+  double err[3] = {0.0, 0.0, 0.0}, total[3];
+#pragma omp parallel for reduction(+ : err[:3]) schedule(static)
+  for (long long j = 0; j < s->n; j++) {
+    err[0] += fabs(s->a[j] - aj);
+    err[1] += fabs(s->b[j] - bj);
+    err[2] += fabs(s->c[j] - cj);
+  }
+  MPI_Allreduce(err, total, 3, MPI_DOUBLE, MPI_SUM, ctx->comm);
+  double elements = (double)s->n * ctx->size;
+  const double expect[3] = {aj, bj, cj};
+  const char *names[3] = {"a_avg_rel_error", "b_avg_rel_error", "c_avg_rel_error"};
+  for (int i = 0; i < 3; i++)
+    fb_result_check_abs(r, names[i], total[i] / elements / fabs(expect[i]), 0.0, STREAM_EPSILON);
+}

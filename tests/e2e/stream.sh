@@ -1,0 +1,39 @@
+# tests/e2e/stream.sh: stream/stream through mpirun (sourced by tests/run-tests).
+STREAM=stream/stream
+REC="$TMPDIR_T/stream.jsonl"
+
+for np in 1 2 4; do
+  rm -f "$REC"
+  mpi "$np" $STREAM -n 200000 -r 5 --json "$REC"
+  rc=$?
+  if [ $rc -eq 0 ] && [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["fom"]["value"] > 0 and len(r["validation"]["checks"]) == 3 and r["ranks"] == '$np)" = true ]; then
+    ok "stream at $np ranks: PASS, Triad $(json "$REC" 'round(r["fom"]["value"], 2)') GB/s"
+  else
+    not_ok "stream at $np ranks: exit $rc" "$(cat "$OUT_FILE")"
+  fi
+done
+check "stream prints stream.c's table" sh -c "grep -q '^Function    Best Rate MB/s  Avg time     Min time     Max time' '$OUT_FILE' && grep -q '^Triad ' '$OUT_FILE'"
+check "stream record: per-rank minimum and the synchronisation mode" \
+  [ "$(json "$REC" 'r["results"]["rank_min_mbs"]["Triad"] > 0 and r["results"]["synchronised_per_kernel"] and r["phases"]["sync"]["calls"] > 0')" = true ]
+
+rm -f "$REC"
+OMP_NUM_THREADS=2 mpi 2 $STREAM -n 100003 -r 3 --nt --repeat 2 --json "$REC"
+check "stream --nt, 2 threads, odd length, --repeat 2: PASS, named as non-temporal" \
+  [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["fom"]["name"] == "Triad (non-temporal)" and len(r["repeats"]) == 2 and r["results"]["non_temporal"]')" = true ]
+rm -f "$REC"
+mpi 2 $STREAM -n 100000 -r 3 --no-sync --json "$REC"
+check "stream --no-sync: PASS, recorded as unsynchronised" \
+  [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and not r["results"]["synchronised_per_kernel"]')" = true ]
+
+rm -f "$REC"
+FABRICBENCH_TEST_HOOK=stream_corrupt mpi 2 $STREAM -n 100000 -r 3 --json "$REC"
+rc=$?
+check "stream with a corrupted array exits 1 (got $rc) and records FAIL" \
+  [ "$rc" -eq 1 -a "$(json "$REC" 'r["validation"]["status"]')" = FAIL ]
+
+expect_exit "stream -n -1" 2 10 2 $STREAM -n -1
+expect_exit "stream -n junk" 2 10 2 $STREAM -n 12k
+expect_exit "stream -r 1" 2 10 2 $STREAM -r 1
+expect_exit "stream -n 99999999999999999999" 2 10 2 $STREAM -n 99999999999999999999
+expect_exit "stream size beyond memory" 3 10 2 $STREAM -n 1000000000000
+expect_exit "stream unknown option" 2 10 2 $STREAM --triad-only
