@@ -286,6 +286,18 @@ const char *fb_build_flags(void);
 const char *fb_build_git(void);
 const char *fb_version(void);
 
+/* ---------------------------------------------------------------- statistics */
+typedef struct {
+  int n;
+  double min, mean, median, p99, max;
+} FbSampleStats;
+/* Statistics of n samples (sorted copy; x is left alone). 0, or 3 (memory). */
+int fb_sample_stats(const double *x, int n, FbSampleStats *st);
+/* Fits T(n) = alpha + n / beta to (bytes, seconds) points, minimising the
+ * relative error. Returns 0, or 2 when fewer than two usable points. */
+int fb_fit_alpha_beta(const double *bytes, const double *seconds, int n, double *alpha_s,
+                      double *beta_bytes_per_s);
+
 /* Node layout: node_of_rank[r] (size entries) numbers the distinct hosts in
  * rank order; collective. Returns 0 or 3 (no memory). */
 int fb_node_layout(FbContext *ctx, int *node_of_rank, int *n_nodes);

@@ -1,0 +1,185 @@
+/* setup.c: pingpong's options, the message-size sweep, the choice of pairs
+ * (across nodes when there are several) and the buffers. */
+#include "pingpong.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pp_test_names[T_COUNT] = {"latency", "bw", "bibw", "allreduce"};
+#define PP_MAX_MESSAGE (1LL << 30)
+
+/* "8", "64K", "8M", "1G" (binary multiples). */
+static int parse_size(const char *text, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (end == text || errno == ERANGE || v < 0 || text[0] == '-' || text[0] == '+') return 0;
+  long long mult = 1;
+  if (*end == 'K' || *end == 'k') mult = 1LL << 10, end++;
+  else if (*end == 'M' || *end == 'm') mult = 1LL << 20, end++;
+  else if (*end == 'G' || *end == 'g') mult = 1LL << 30, end++;
+  if (*end != '\0' || v > PP_MAX_MESSAGE / mult) return 0;
+  *out = v * mult;
+  return 1;
+}
+
+static void parse_range(FbContext *ctx, PingPong *pp) {
+  const char *colon = strchr(pp->range, ':');
+  char lo_text[64] = "", hi_text[64] = "";
+  if (!colon || (size_t)(colon - pp->range) >= sizeof lo_text || strlen(colon + 1) >= sizeof hi_text)
+    fb_fail(ctx, FB_EXIT_USAGE, "option -m: '%s' is not MIN:MAX", pp->range);
+  memcpy(lo_text, pp->range, (size_t)(colon - pp->range));
+  strcpy(hi_text, colon + 1);
+  long long lo, hi;
+  if (!parse_size(lo_text, &lo))
+    fb_fail(ctx, FB_EXIT_USAGE, "option -m: '%s' is not a size in bytes (0 to 1G)", lo_text);
+  if (!parse_size(hi_text, &hi) || hi < 1)
+    fb_fail(ctx, FB_EXIT_USAGE, "option -m: '%s' is not a size in bytes (1 to 1G)", hi_text);
+  if (lo > hi) fb_fail(ctx, FB_EXIT_USAGE, "option -m: MIN %lld is above MAX %lld", lo, hi);
+  /* MIN, then the powers of two above it, then MAX */
+  pp->n_sizes = 0;
+  for (long long s = lo; s <= hi && pp->n_sizes < PP_MAX_SIZES;) {
+    pp->sizes[pp->n_sizes++] = s;
+    long long next = 1;
+    while (next <= s) next *= 2;
+    if (next > hi && s < hi) next = hi;
+    if (next <= s) break;
+    s = next;
+  }
+}
+
+static void parse_tests(FbContext *ctx, PingPong *pp) {
+  memset(pp->run, 0, sizeof pp->run);
+  if (!strcmp(pp->test_name, "all")) {
+    for (int t = 0; t < T_COUNT; t++) pp->run[t] = 1;
+    return;
+  }
+  for (int t = 0; t < T_COUNT; t++)
+    if (!strcmp(pp->test_name, pp_test_names[t])) {
+      pp->run[t] = 1;
+      return;
+    }
+  fb_fail(ctx, FB_EXIT_USAGE,
+          "option --test: '%s' is not latency, bw, bibw, allreduce or all", pp->test_name);
+}
+
+void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
+  memset(pp, 0, sizeof *pp);
+  pp->test_name = "all";
+  pp->range = "1:8M";
+  pp->pairs_mode = "one";
+  pp->warmup = 100;
+  pp->iterations = 1000;
+  fb_option_string(ctx, "test", 0, &pp->test_name, "NAME",
+                   "latency, bw, bibw, allreduce or all");
+  fb_option_string(ctx, "message-sizes", 'm', &pp->range, "MIN:MAX",
+                   "message sizes in bytes, MIN then powers of two up to MAX (K, M, G allowed)");
+  fb_option_int(ctx, "warmup", 'x', &pp->warmup, 0, 1000000, "N",
+                "untimed iterations per size (a tenth above 8 KiB)");
+  fb_option_int(ctx, "iterations", 'i', &pp->iterations, 1, 100000000, "N",
+                "timed iterations per size (a tenth, at least 10, above 8 KiB)");
+  fb_option_string(ctx, "pairs", 0, &pp->pairs_mode, "one|all",
+                   "one pair (rank 0 and the first rank on another node, else rank 1), or\n"
+                   "                               all: every rank of the first node with a partner on the second");
+  fb_option_flag(ctx, "validate", 0, &pp->validate, "fill and check every byte of every message");
+  fb_parse_options(ctx, argc, argv,
+                   "OSU-style sweeps: ping-pong latency (half the round trip), bandwidth\n"
+                   "(windows of non-blocking sends, then an acknowledgement), bidirectional\n"
+                   "bandwidth, and allreduce latency over all ranks. Messages carry real\n"
+                   "data; marker bytes are checked on every message. MB/s = 1e6 bytes/s.");
+  parse_tests(ctx, pp);
+  parse_range(ctx, pp);
+  if (strcmp(pp->pairs_mode, "one") && strcmp(pp->pairs_mode, "all"))
+    fb_fail(ctx, FB_EXIT_USAGE, "option --pairs: '%s' is not one or all", pp->pairs_mode);
+  if (ctx->size < 2 && (pp->run[T_LATENCY] || pp->run[T_BW] || pp->run[T_BIBW]))
+    fb_fail(ctx, FB_EXIT_USAGE, "the %s test needs a pair of ranks: run on at least 2 ranks",
+            pp->run[T_LATENCY] ? "latency" : pp->run[T_BW] ? "bw" : "bibw");
+}
+
+/* Pairs: rank 0 with the first rank on another node (else rank 1); or, with
+ * --pairs all, the i-th rank of the first node with the i-th of the second
+ * (one node: the first half of the ranks with the second half). */
+static void choose_pairs(FbContext *ctx, PingPong *pp) {
+  int *node = malloc((size_t)ctx->size * sizeof *node);
+  int nodes = 0;
+  int bad = !node || fb_node_layout(ctx, node, &nodes);
+  fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory finding the node layout");
+  pp->partner = -1;
+  pp->leader = 0;
+  pp->n_pairs = 0;
+  if (ctx->size >= 2) {
+    if (!strcmp(pp->pairs_mode, "one")) {
+      int other = 1;
+      for (int r = 1; r < ctx->size; r++)
+        if (node[r] != node[0]) { other = r; break; }
+      pp->pair0[0] = 0;
+      pp->pair0[1] = other;
+      pp->n_pairs = 1;
+      if (ctx->rank == 0) pp->partner = other, pp->leader = 1;
+      if (ctx->rank == other) pp->partner = 0;
+    } else {
+      int first[4096], second[4096], n1 = 0, n2 = 0;
+      for (int r = 0; r < ctx->size; r++) {
+        int a = nodes > 1 ? node[r] == 0 : r < ctx->size / 2;
+        int b = nodes > 1 ? node[r] == 1 : r >= ctx->size / 2;
+        if (a && n1 < 4096) first[n1++] = r;
+        if (b && n2 < 4096) second[n2++] = r;
+      }
+      pp->n_pairs = n1 < n2 ? n1 : n2;
+      for (int i = 0; i < pp->n_pairs; i++) {
+        if (ctx->rank == first[i]) pp->partner = second[i], pp->leader = 1;
+        if (ctx->rank == second[i]) pp->partner = first[i];
+      }
+      pp->pair0[0] = first[0];
+      pp->pair0[1] = second[0];
+    }
+    pp->cross_node = node[pp->pair0[0]] != node[pp->pair0[1]];
+  }
+  free(node);
+}
+
+static void pair_hosts(FbContext *ctx, PingPong *pp) {
+  char name[MPI_MAX_PROCESSOR_NAME] = "";
+  int len;
+  MPI_Get_processor_name(name, &len);
+  for (int k = 0; k < 2 && ctx->size >= 2; k++) {
+    if (ctx->rank == pp->pair0[k]) memcpy(pp->host0[k], name, sizeof name);
+    MPI_Bcast(pp->host0[k], MPI_MAX_PROCESSOR_NAME, MPI_CHAR, pp->pair0[k], ctx->comm);
+  }
+}
+
+/* Messages in flight in one bandwidth window of this size. */
+long long pp_window(long long size) {
+  long long w = size > 0 ? PP_WINDOW_BYTES / size : PP_WINDOW;
+  return w < 1 ? 1 : w > PP_WINDOW ? PP_WINDOW : w;
+}
+
+void pp_setup(FbContext *ctx, PingPong *pp) {
+  choose_pairs(ctx, pp);
+  pair_hosts(ctx, pp);
+  long long largest = pp->sizes[pp->n_sizes - 1], window_bytes = 0;
+  for (int i = 0; i < pp->n_sizes; i++)
+    if (pp->sizes[i] * pp_window(pp->sizes[i]) > window_bytes)
+      window_bytes = pp->sizes[i] * pp_window(pp->sizes[i]);
+  pp->buf_bytes = (size_t)(window_bytes > largest ? window_bytes : largest) + 64;
+  fb_check_memory(ctx, 2 * pp->buf_bytes, "the message buffers");
+  pp->sbuf = fb_alloc(pp->buf_bytes);
+  pp->rbuf = fb_alloc(pp->buf_bytes);
+  int bad = !pp->sbuf || !pp->rbuf;
+  fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory allocating the message buffers");
+  /* Real data in real pages: never the shared zero page that untouched
+   * memory reads as (hpcc's PingPong writes only a byte or two of its). */
+  pp_fill(pp->sbuf, (long long)pp->buf_bytes, -1);
+  pp_fill(pp->rbuf, (long long)pp->buf_bytes, -2);
+  if (ctx->size >= 2)
+    fb_print(ctx, "# fabricbench pingpong %s: pair rank %d (%s) <-> rank %d (%s)%s, %d pair(s)\n",
+             fb_version(), pp->pair0[0], pp->host0[0], pp->pair0[1], pp->host0[1],
+             pp->cross_node ? " across nodes" : " on one node", pp->n_pairs);
+}
+
+void pp_free(PingPong *pp) {
+  free(pp->sbuf);
+  free(pp->rbuf);
+  free(pp->results_json);
+}

@@ -1,0 +1,51 @@
+# tests/e2e/pingpong.sh: pingpong/pingpong through mpirun (sourced by tests/run-tests).
+PP=pingpong/pingpong
+REC="$TMPDIR_T/pingpong.jsonl"
+FAST="-m 1:64K -i 50 -x 5"
+
+for np in 2 4; do
+  rm -f "$REC"
+  mpi "$np" $PP $FAST --json "$REC"
+  rc=$?
+  if [ $rc -eq 0 ] && [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and all(t in r["results"] for t in ("latency", "bw", "bibw", "allreduce")) and len(r["results"]["latency"]) == 17')" = true ]; then
+    ok "pingpong all tests at $np ranks: PASS, curves in the record"
+  else
+    not_ok "pingpong all tests at $np ranks: exit $rc" "$(cat "$OUT_FILE")"
+  fi
+done
+check "pingpong prints OSU-style columns" sh -c "grep -q '^# Size       Latency (us)' '$OUT_FILE' && grep -q '^# Size      Bandwidth (MB/s)' '$OUT_FILE'"
+check "pingpong record: the fit, the pair, bandwidths that grow with size" \
+  [ "$(json "$REC" 'r["results"]["fit"]["alpha_us"] > 0 and r["results"]["fit"]["beta_mbs"] > 0 and r["results"]["pair"]["rank_b"] == 1 and r["results"]["bw"][-1]["mbs"] > r["results"]["bw"][0]["mbs"] and r["comm"]["latency"]["messages"] > 0')" = true ]
+check "pingpong record: percentiles are ordered" \
+  [ "$(json "$REC" 'all(p["min_us"] <= p["median_us"] <= p["p99_us"] <= p["max_us"] for p in r["results"]["latency"])')" = true ]
+
+rm -f "$REC"
+mpi 1 $PP --test allreduce -m 4:1K -i 20 -x 2 --json "$REC"
+check "pingpong allreduce on 1 rank: PASS, sizes from 4 B" \
+  [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["results"]["allreduce"][0]["size"] == 4')" = true ]
+rm -f "$REC"
+mpi 4 $PP --test bw --pairs all -m 1K:1K -i 20 -x 2 --json "$REC"
+check "pingpong --pairs all on 4 ranks: 2 pairs measured" \
+  [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["results"]["pair"]["pairs"] == 2')" = true ]
+rm -f "$REC"
+mpi 3 $PP --test latency -m 0:3M -i 10 -x 1 --validate --json "$REC"
+check "pingpong --validate, sizes 0 to 3M (MIN, powers of two, MAX): PASS" \
+  [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and [p["size"] for p in r["results"]["latency"]][:3] == [0, 1, 2] and r["results"]["latency"][-1]["size"] == 3145728 and any(c["name"] == "message_bytes_wrong" for c in r["validation"]["checks"])')" = true ]
+
+for t in latency bw bibw allreduce; do
+  rm -f "$REC"
+  FABRICBENCH_TEST_HOOK=pingpong_corrupt mpi 2 $PP --test $t -m 64:64 -i 10 -x 1 --validate --json "$REC"
+  rc=$?
+  check "pingpong --validate catches a corrupted $t message (exit $rc, FAIL)" \
+    [ "$rc" -eq 1 -a "$(json "$REC" 'r["validation"]["status"]')" = FAIL ]
+done
+
+expect_exit "pingpong -m 8:1" 2 10 2 $PP -m 8:1
+expect_exit "pingpong -m 0:x" 2 10 2 $PP -m 0:x
+expect_exit "pingpong -m 1:2G" 2 10 2 $PP -m 1:2G
+expect_exit "pingpong -m 64" 2 10 2 $PP -m 64
+expect_exit "pingpong --test foo" 2 10 2 $PP --test foo
+expect_exit "pingpong --pairs some" 2 10 2 $PP --pairs some
+expect_exit "pingpong -i 0" 2 10 2 $PP -i 0
+expect_exit "pingpong -x -1" 2 10 2 $PP -x -1
+expect_exit "pingpong latency on a single rank" 2 10 1 $PP --test latency
