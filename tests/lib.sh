@@ -22,12 +22,17 @@ mpi() {
   timeout -k 5 "${LIMIT:-300}" "$MPIRUN" -np "$np" "$@" >"$OUT_FILE" 2>&1
 }
 
-# json FILE EXPR : evaluate a Python expression over the last record `r`
+# json FILE EXPR : evaluate a Python expression over `r`, the JSON file or
+# the last record of a JSON Lines file (`lines`: its lines)
 json() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
-lines = [l for l in open(sys.argv[1]) if l.strip()]
-r = json.loads(lines[-1])
+text = open(sys.argv[1]).read()
+lines = [l for l in text.splitlines() if l.strip()]
+try:
+    r = json.loads(text)           # a whole JSON file
+except ValueError:
+    r = json.loads(lines[-1])      # JSON Lines: the last record
 v = eval(sys.argv[2], {"r": r, "lines": lines, "json": json})
 print(v if not isinstance(v, bool) else ("true" if v else "false"))
 PY

@@ -1,0 +1,201 @@
+"""fblib: shared pieces of fabricbench's run/ tools: the apps and profiles,
+launching a run, reading run records strictly, and small statistics."""
+import json
+import math
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCHEMA = "fabricbench.run/1"
+
+# app -> binary, relative to the checkout
+BINARIES = {
+    "himeno": "himeno/bmt",
+    "stream": "stream/stream",
+    "pingpong": "pingpong/pingpong",
+    "hpl": "hpl_lite/hpl",
+    "weather": "halo_weather/weather",
+    "md": "md_shear/md",
+}
+
+# pingpong needs a pair of ranks and is skipped on one.
+# Every profile solves the SAME global problem on one node and on two (strong
+# scaling), so "percent of 2x single-node" is fom(2 nodes) / (2 fom(1 node)):
+# himeno keeps its grid; stream keeps its global array length, split over the
+# ranks ({np} is substituted); pingpong always measures one pair.
+PROFILES = {
+    "tiny": {  # for the tests: seconds per run
+        "himeno": "-s XS -n 50",
+        "stream": "-n {stream_n} -r 3",
+        "pingpong": "-m 1:1K -i 20 -x 2",
+        "_stream_total": 1 << 18,
+    },
+    "quick": {  # a few minutes on a laptop
+        "himeno": "-s S -t 3",
+        "stream": "-n {stream_n} -r 10",
+        "pingpong": "-m 1:4M -i 200",
+        "_stream_total": 1 << 24,
+    },
+    "standard": {  # what a report uses
+        "himeno": "-s M -t 20",
+        "stream": "-n {stream_n} -r 20",
+        "pingpong": "-m 1:8M -i 1000",
+        "_stream_total": 1 << 26,
+    },
+    "full": {  # cluster-sized
+        "himeno": "-s L -t 60",
+        "stream": "-n {stream_n} -r 50",
+        "pingpong": "-m 1:8M -i 5000",
+        "_stream_total": 1 << 28,
+    },
+}
+
+# Parameters that define the problem: records compared across labels must
+# agree on them. (Iteration counts of time-based runs may differ.)
+PROBLEM_KEYS = {
+    "himeno": ["size"],
+    "stream": ["global_elements", "nt", "no-sync"],
+    "pingpong": ["test", "message-sizes", "pairs"],
+}
+
+# Phases counted as communication or I/O; everything else is compute.
+COMM_PHASES = {"halo", "allreduce", "sync", "comm", "bcast", "broadcast", "swap",
+               "exchange", "reductions", "latency", "bw", "bibw", "ghost", "migrate"}
+IO_PHASES = {"io", "output", "restart"}
+
+
+class RecordError(Exception):
+    """A record file that cannot be used; the message names file and line."""
+
+
+def die(tool, message, code=2):
+    print("%s: error: %s" % (tool, message), file=sys.stderr)
+    sys.exit(code)
+
+
+def app_args(profile, app, np):
+    p = PROFILES[profile]
+    stream_n = max(1, p["_stream_total"] // max(1, np))
+    return p[app].format(stream_n=stream_n)
+
+
+def launcher_command(template, np, hostfile, binary, args, json_path):
+    cmd = template.format(np=np, hostfile=hostfile or "")
+    return "%s %s %s --json %s" % (cmd, shlex.quote(os.path.join(ROOT, binary)), args,
+                                   shlex.quote(json_path))
+
+
+def mpi_env():
+    env = dict(os.environ)
+    if os.geteuid() == 0:
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    env.setdefault("OMP_NUM_THREADS", "1")
+    return env
+
+
+def run_logged(command, log_path, timeout=None):
+    """Runs a shell command, appending its output to log_path; returns the exit code."""
+    with open(log_path, "a") as log:
+        log.write("$ %s\n" % command)
+        log.flush()
+        try:
+            return subprocess.call(command, shell=True, stdout=log, stderr=subprocess.STDOUT,
+                                   env=mpi_env(), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return 124
+
+
+def read_records(path):
+    """Every record of a JSON Lines file, as (line number, record). Strict:
+    empty files, unparsable lines and records without the schema are errors."""
+    try:
+        with open(path) as f:
+            lines = f.readlines()
+    except OSError as e:
+        raise RecordError("%s: cannot read: %s" % (path, e.strerror))
+    out = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError as e:
+            raise RecordError("%s:%d: not a JSON record (%s)" % (path, number, e))
+        if not isinstance(rec, dict) or rec.get("schema") != SCHEMA:
+            raise RecordError("%s:%d: not a %s record" % (path, number, SCHEMA))
+        for key in ("app", "fom", "validation", "phases", "params", "ranks"):
+            if key not in rec:
+                raise RecordError("%s:%d: record lacks '%s'" % (path, number, key))
+        out.append((number, rec))
+    if not out:
+        raise RecordError("%s: no records (empty file)" % path)
+    return out
+
+
+def problem(rec):
+    """The parameters that define an app's problem, for cross-label checks."""
+    params = dict(rec.get("params", {}))
+    if rec["app"] == "stream":
+        params["global_elements"] = params.get("elements_per_rank", 0) * rec["ranks"]
+    return {k: params.get(k) for k in PROBLEM_KEYS.get(rec["app"], [])}
+
+
+def split_phases(rec):
+    """Fractions of the loop in compute, communication and I/O (max over ranks)."""
+    total = {"compute": 0.0, "comm": 0.0, "io": 0.0}
+    for name, st in rec.get("phases", {}).items():
+        kind = "comm" if name in COMM_PHASES else "io" if name in IO_PHASES else "compute"
+        total[kind] += st.get("max", 0.0)
+    s = sum(total.values())
+    return {k: (v / s if s > 0 else 0.0) for k, v in total.items()}
+
+
+# Two-sided 97.5% quantiles of Student's t for n-1 degrees of freedom.
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086]
+
+
+def summary(values):
+    """median, mean and 95% confidence interval of the mean (None for n < 2)."""
+    n = len(values)
+    med = statistics.median(values)
+    mean = statistics.fmean(values)
+    if n < 2:
+        return {"n": n, "median": med, "mean": mean, "ci95": None}
+    t = T975[n - 2] if n - 2 < len(T975) else 1.96
+    half = t * statistics.stdev(values) / math.sqrt(n)
+    return {"n": n, "median": med, "mean": mean, "ci95": [mean - half, mean + half]}
+
+
+def fmt_duration(seconds):
+    seconds = int(round(seconds))
+    return "%dm%02ds" % (seconds // 60, seconds % 60) if seconds >= 60 else "%ds" % seconds
+
+
+def now():
+    return time.monotonic()
+
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def replot_with_system_python(script, data, path):
+    """Re-runs `script --plot-from-json DATA PATH` with the system Python when
+    this interpreter lacks matplotlib and that one has it. True on success."""
+    if os.path.realpath(sys.executable) == os.path.realpath(SYSTEM_PYTHON) or \
+            not os.access(SYSTEM_PYTHON, os.X_OK):
+        return False
+    if subprocess.call([SYSTEM_PYTHON, "-c", "import matplotlib"], stderr=subprocess.DEVNULL) != 0:
+        return False
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(data, f)
+    try:
+        return subprocess.call([SYSTEM_PYTHON, script, "--plot-from-json", f.name, path]) == 0
+    finally:
+        os.unlink(f.name)
