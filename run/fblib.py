@@ -25,31 +25,35 @@ BINARIES = {
 # pingpong needs a pair of ranks and is skipped on one.
 # Every profile solves the SAME global problem on one node and on two (strong
 # scaling), so "percent of 2x single-node" is fom(2 nodes) / (2 fom(1 node)):
-# himeno keeps its grid; stream keeps its global array length, split over the
+# himeno keeps its grid, hpl its N and NB; stream keeps its global array length, split over the
 # ranks ({np} is substituted); pingpong always measures one pair.
 PROFILES = {
     "tiny": {  # for the tests: seconds per run
         "himeno": "-s XS -n 50",
         "stream": "-n {stream_n} -r 3",
         "pingpong": "-m 1:1K -i 20 -x 2",
+        "hpl": "-N 300 -b 32",
         "_stream_total": 1 << 18,
     },
     "quick": {  # a few minutes on a laptop
         "himeno": "-s S -t 3",
         "stream": "-n {stream_n} -r 10",
         "pingpong": "-m 1:4M -i 200",
+        "hpl": "-N 4000 -b 96",
         "_stream_total": 1 << 24,
     },
     "standard": {  # what a report uses
         "himeno": "-s M -t 20",
         "stream": "-n {stream_n} -r 20",
         "pingpong": "-m 1:8M -i 1000",
+        "hpl": "-N 12000 -b 128",
         "_stream_total": 1 << 26,
     },
     "full": {  # cluster-sized
         "himeno": "-s L -t 60",
         "stream": "-n {stream_n} -r 50",
         "pingpong": "-m 1:8M -i 5000",
+        "hpl": "-N 40000 -b 192",
         "_stream_total": 1 << 28,
     },
 }
@@ -60,6 +64,7 @@ PROBLEM_KEYS = {
     "himeno": ["size"],
     "stream": ["global_elements", "nt", "no-sync"],
     "pingpong": ["test", "message-sizes", "pairs"],
+    "hpl": ["N", "NB", "seed"],
 }
 
 # Phases counted as communication or I/O; everything else is compute.

@@ -1,0 +1,314 @@
+/* factor.c: right-looking LU with partial row pivoting of the distributed
+ * [A | b], one step of look-ahead: the process column that owns the next
+ * panel updates that panel first, factors it and starts its broadcast, then
+ * updates the rest of its columns. Panels are factored by LAPACK's dgetrf
+ * (recursive, BLAS-3) when a process column holds all of it (P = 1), else
+ * column by column with the pivot search, row swap and pivot row shared over
+ * the process column. */
+#include "hpl.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_REQ 64
+
+typedef struct {
+  double *buf;   /* L rows (mp x jb, ld mp) | L11 (jb x jb) | pivots (jb) */
+  long long k, jk, mp, lr0;
+  int jb, count;
+  MPI_Request req[MAX_REQ];
+  int nreq;
+} Panel;
+
+static double *panel_l11(const Panel *pn) { return pn->buf + pn->mp * pn->jb; }
+static double *panel_piv(const Panel *pn) { return panel_l11(pn) + (long long)pn->jb * pn->jb; }
+
+static void panel_describe(const HplMatrix *m, Panel *pn, long long k) {
+  const HplCase *c = &m->c;
+  MPI_Waitall(pn->nreq, pn->req, MPI_STATUSES_IGNORE); /* the buffer is free again */
+  pn->nreq = 0;
+  pn->k = k;
+  pn->jk = k * c->nb;
+  pn->jb = (int)(c->n - pn->jk < c->nb ? c->n - pn->jk : c->nb);
+  pn->lr0 = hpl_numroc(pn->jk, c->nb, m->myrow, c->p);
+  pn->mp = m->mloc - pn->lr0;
+  pn->count = (int)(pn->mp * pn->jb + (long long)pn->jb * pn->jb + pn->jb);
+}
+
+/* Swaps global rows r1 and r2 over local columns [c0, c0 + nc) within the
+ * process column (the two rows may live on different process rows). */
+static void swap_rows(HplMatrix *m, long long r1, long long r2, long long c0, int nc) {
+  const HplCase *c = &m->c;
+  if (r1 == r2) return;
+  int o1 = hpl_owner(r1, c->nb, c->p), o2 = hpl_owner(r2, c->nb, c->p);
+  double tmp[512];
+  if (o1 == m->myrow && o2 == m->myrow) {
+    cblas_dswap(nc, m->a + hpl_local_index(r1, c->nb, c->p) + c0 * m->lda, (int)m->lda,
+                m->a + hpl_local_index(r2, c->nb, c->p) + c0 * m->lda, (int)m->lda);
+  } else if (o1 == m->myrow || o2 == m->myrow) {
+    long long mine = o1 == m->myrow ? r1 : r2;
+    int other = o1 == m->myrow ? o2 : o1;
+    double *row = m->a + hpl_local_index(mine, c->nb, c->p) + c0 * m->lda;
+    for (int j = 0; j < nc; j++) tmp[j] = row[j * m->lda];
+    MPI_Sendrecv_replace(tmp, nc, MPI_DOUBLE, other, 7, other, 7, m->col_comm,
+                         MPI_STATUS_IGNORE);
+    for (int j = 0; j < nc; j++) row[j * m->lda] = tmp[j];
+  }
+}
+
+/* Column-by-column factorisation of a panel spread over P process rows. */
+static int factor_distributed(HplMatrix *m, Panel *pn) {
+  const HplCase *c = &m->c;
+  long long lc0 = hpl_numroc(pn->jk, c->nb, m->mycol, c->q);
+  double rowbuf[512];
+  int singular = 0;
+  for (int j = 0; j < pn->jb; j++) {
+    long long gj = pn->jk + j;
+    double *col = m->a + (lc0 + j) * m->lda;
+    long long first = hpl_numroc(gj, c->nb, m->myrow, c->p); /* local rows >= gj */
+    struct { double v; int i; } best = {-1.0, 0}, all;
+    for (long long li = first; li < m->mloc; li++)
+      if (fabs(col[li]) > best.v) {
+        best.v = fabs(col[li]);
+        best.i = (int)hpl_global_index(li, c->nb, m->myrow, c->p);
+      }
+    MPI_Allreduce(&best, &all, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->col_comm);
+    long long gp = all.i;
+    m->piv[j] = gp;
+    swap_rows(m, gj, gp, lc0, pn->jb);
+    int owner = hpl_owner(gj, c->nb, c->p);
+    if (owner == m->myrow) {
+      double *row = m->a + hpl_local_index(gj, c->nb, c->p) + lc0 * m->lda;
+      for (int jj = 0; jj < pn->jb; jj++) rowbuf[jj] = row[jj * m->lda];
+    }
+    MPI_Bcast(rowbuf, pn->jb, MPI_DOUBLE, owner, m->col_comm);
+    double pivot = rowbuf[j];
+    if (pivot == 0.0) {
+      singular = 1;
+      continue;
+    }
+    long long below = hpl_numroc(gj + 1, c->nb, m->myrow, c->p);
+    long long rows = m->mloc - below;
+    if (rows <= 0) continue;
+    cblas_dscal((int)rows, 1.0 / pivot, col + below, 1);
+    if (j + 1 < pn->jb)
+      cblas_dger(CblasColMajor, (int)rows, pn->jb - j - 1, -1.0, col + below, 1, rowbuf + j + 1,
+                 1, col + m->lda + below, (int)m->lda);
+  }
+  return singular;
+}
+
+/* Factors panel pn on its process column and packs it for the broadcast. */
+static int factor_panel(FbContext *ctx, HplMatrix *m, Panel *pn) {
+  const HplCase *c = &m->c;
+  fb_timer_start(&ctx->timers, PH_PANEL);
+  long long lc0 = hpl_numroc(pn->jk, c->nb, m->mycol, c->q);
+  double *top = m->a + pn->lr0 + lc0 * m->lda;
+  int singular = 0;
+  if (c->p == 1) {
+    lapack_int ipiv[512];
+    lapack_int info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)pn->mp, pn->jb, top,
+                                     (lapack_int)m->lda, ipiv);
+    singular = info > 0;
+    for (int j = 0; j < pn->jb; j++) m->piv[j] = pn->jk + ipiv[j] - 1;
+  } else {
+    singular = factor_distributed(m, pn);
+  }
+  /* pack: L rows, then L11 from the process row that holds block k */
+  for (int j = 0; j < pn->jb; j++)
+    memcpy(pn->buf + (long long)j * pn->mp, top + j * m->lda, (size_t)pn->mp * sizeof(double));
+  int diag_row = hpl_owner(pn->jk, c->nb, c->p);
+  double *l11 = panel_l11(pn);
+  if (m->myrow == diag_row)
+    for (int j = 0; j < pn->jb; j++)
+      memcpy(l11 + (long long)j * pn->jb, top + j * m->lda, (size_t)pn->jb * sizeof(double));
+  if (c->p > 1) {
+    MPI_Bcast(l11, pn->jb * pn->jb, MPI_DOUBLE, diag_row, m->col_comm);
+    fb_timers_count(&ctx->timers, PH_PANEL, 3LL * pn->jb, 8LL * pn->jb * (pn->jb + 2));
+  }
+  for (int j = 0; j < pn->jb; j++) panel_piv(pn)[j] = (double)m->piv[j];
+  if (fb_test_hook("hpl_corrupt") && pn->k == 0 && pn->mp > 1) pn->buf[pn->mp - 1] += 0.25;
+  fb_timer_stop(&ctx->timers, PH_PANEL);
+  return singular;
+}
+
+/* The rows a panel's pivots move: source[j] is the original row that ends in
+ * row jk + j; moved/moved_from list the rows below the block that receive an
+ * original block row. Returns the count of moved rows. */
+static int permutation(const Panel *pn, long long *source, long long *moved,
+                       long long *moved_from) {
+  long long rows[1024], content[1024];
+  int n = 0;
+  for (int j = 0; j < pn->jb; j++) rows[n] = content[n] = pn->jk + j, n++;
+  const double *piv = panel_piv(pn);
+  for (int j = 0; j < pn->jb; j++) {
+    long long p = (long long)piv[j];
+    int ip = -1;
+    for (int t = 0; t < n; t++)
+      if (rows[t] == p) ip = t;
+    if (ip < 0) {
+      rows[n] = content[n] = p;
+      ip = n++;
+    }
+    long long tmp = content[j];
+    content[j] = content[ip];
+    content[ip] = tmp;
+  }
+  int nm = 0;
+  for (int j = 0; j < pn->jb; j++) source[j] = content[j];
+  for (int t = pn->jb; t < n; t++)
+    if (content[t] != rows[t]) moved[nm] = rows[t], moved_from[nm++] = content[t];
+  return nm;
+}
+
+/* Row swaps and U for local columns [c0, c1) when P > 1: the rows every
+ * process needs (the new block rows and the displaced originals) are
+ * gathered over the process column; U is returned in u (jb x nc, ld jb). */
+static void swap_and_u_distributed(FbContext *ctx, HplMatrix *m, const Panel *pn, long long c0,
+                                   int nc, double *u) {
+  const HplCase *c = &m->c;
+  long long source[512], moved[512], moved_from[512], need[1024];
+  int nm = permutation(pn, source, moved, moved_from);
+  int nneed = 0;
+  for (int j = 0; j < pn->jb; j++) need[nneed++] = source[j];
+  for (int t = 0; t < nm; t++) need[nneed++] = moved_from[t];
+  /* every needed row once, grouped by owner in process-row order */
+  long long order[1024];
+  int counts[4096], displs[4096], n_order = 0;
+  for (int pr = 0; pr < c->p; pr++) {
+    counts[pr] = 0;
+    for (int t = 0; t < nneed; t++) {
+      if (hpl_owner(need[t], c->nb, c->p) != pr) continue;
+      int dup = 0;
+      for (int s = 0; s < n_order; s++) dup |= order[s] == need[t];
+      if (dup) continue;
+      order[n_order++] = need[t];
+      counts[pr] += nc;
+    }
+  }
+  displs[0] = 0;
+  for (int pr = 1; pr < c->p; pr++) displs[pr] = displs[pr - 1] + counts[pr - 1];
+  double *send = u + (long long)pn->jb * nc, *recv = send + (long long)c->nb * 2 * nc;
+  int ns = 0;
+  for (int s = 0; s < n_order; s++) {
+    if (hpl_owner(order[s], c->nb, c->p) != m->myrow) continue;
+    const double *row = m->a + hpl_local_index(order[s], c->nb, c->p) + c0 * m->lda;
+    for (int j = 0; j < nc; j++) send[(long long)ns * nc + j] = row[j * m->lda];
+    ns++;
+  }
+  MPI_Allgatherv(send, ns * nc, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, m->col_comm);
+  fb_timers_count(&ctx->timers, PH_SWAP, c->p - 1, 8LL * (n_order - ns) * nc);
+  for (int j = 0; j < pn->jb; j++) {
+    int s = 0;
+    while (order[s] != source[j]) s++;
+    for (int col = 0; col < nc; col++) u[j + (long long)col * pn->jb] = recv[(long long)s * nc + col];
+  }
+  for (int t = 0; t < nm; t++) {
+    if (hpl_owner(moved[t], c->nb, c->p) != m->myrow) continue;
+    int s = 0;
+    while (order[s] != moved_from[t]) s++;
+    double *row = m->a + hpl_local_index(moved[t], c->nb, c->p) + c0 * m->lda;
+    for (int col = 0; col < nc; col++) row[col * m->lda] = recv[(long long)s * nc + col];
+  }
+}
+
+/* Applies panel pn to local columns [c0, c1): swaps, U = L11^-1 U, and the
+ * trailing update A22 -= L21 U. */
+static void update(FbContext *ctx, HplMatrix *m, const Panel *pn, long long c0, long long c1) {
+  const HplCase *c = &m->c;
+  int nc = (int)(c1 - c0);
+  if (nc <= 0) return;
+  int diag_row = hpl_owner(pn->jk, c->nb, c->p);
+  double *u;
+  long long ldu;
+  fb_timer_start(&ctx->timers, PH_SWAP);
+  if (c->p == 1) {
+    lapack_int ipiv[512]; /* 1-based, relative to row jk (pivots are never above it) */
+    for (int j = 0; j < pn->jb; j++) ipiv[j] = (lapack_int)((long long)panel_piv(pn)[j] - pn->jk) + 1;
+    LAPACKE_dlaswp(LAPACK_COL_MAJOR, nc, m->a + pn->jk + c0 * m->lda, (lapack_int)m->lda, 1,
+                   pn->jb, ipiv, 1);
+    u = m->a + pn->jk + c0 * m->lda;
+    ldu = m->lda;
+  } else {
+    u = m->work_u;
+    ldu = pn->jb;
+    swap_and_u_distributed(ctx, m, pn, c0, nc, u);
+  }
+  fb_timer_stop(&ctx->timers, PH_SWAP);
+  fb_timer_start(&ctx->timers, PH_UPDATE);
+  cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, pn->jb, nc, 1.0,
+              panel_l11(pn), pn->jb, u, (int)ldu);
+  if (c->p > 1 && m->myrow == diag_row)
+    for (int col = 0; col < nc; col++)
+      memcpy(m->a + pn->lr0 + (c0 + col) * m->lda, u + col * ldu, (size_t)pn->jb * sizeof(double));
+  long long lr1 = hpl_numroc(pn->jk + pn->jb, c->nb, m->myrow, c->p);
+  long long rows = m->mloc - lr1;
+  if (rows > 0)
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)rows, nc, pn->jb, -1.0,
+                pn->buf + (lr1 - pn->lr0), (int)pn->mp, u, (int)ldu, 1.0,
+                m->a + lr1 + c0 * m->lda, (int)m->lda);
+  fb_timer_stop(&ctx->timers, PH_UPDATE);
+}
+
+static void bcast_start(FbContext *ctx, HplMatrix *m, Panel *pn) {
+  int root = hpl_owner(pn->jk, m->c.nb, m->c.q);
+  fb_timer_start(&ctx->timers, PH_BCAST);
+  int before = pn->nreq;
+  hpl_panel_bcast_start(m, root, pn->buf, pn->count, pn->req, &pn->nreq);
+  fb_timers_count(&ctx->timers, PH_BCAST, pn->nreq - before, 8LL * pn->count * (pn->nreq - before));
+  fb_timer_stop(&ctx->timers, PH_BCAST);
+}
+
+static void bcast_finish(FbContext *ctx, HplMatrix *m, Panel *pn) {
+  int root = hpl_owner(pn->jk, m->c.nb, m->c.q);
+  fb_timer_start(&ctx->timers, PH_BCAST);
+  int before = pn->nreq;
+  hpl_panel_bcast_finish(m, root, pn->buf, pn->count, pn->req, &pn->nreq);
+  fb_timers_count(&ctx->timers, PH_BCAST, pn->nreq - before, 8LL * pn->count * (pn->nreq - before));
+  fb_timer_stop(&ctx->timers, PH_BCAST);
+}
+
+int hpl_factor(FbContext *ctx, HplMatrix *m) {
+  const HplCase *c = &m->c;
+  long long nblk = (c->n + c->nb - 1) / c->nb;
+  long long panel_doubles = m->mloc * c->nb + c->nb * c->nb + c->nb;
+  Panel panels[2];
+  memset(panels, 0, sizeof panels);
+  panels[0].buf = m->work_panel;
+  panels[1].buf = m->work_panel + panel_doubles;
+  int singular = 0;
+  Panel *cur = &panels[0], *next = &panels[1];
+  panel_describe(m, cur, 0);
+  if (m->mycol == hpl_owner(0, c->nb, c->q)) {
+    singular |= factor_panel(ctx, m, cur);
+    bcast_start(ctx, m, cur);
+  }
+  for (long long k = 0; k < nblk; k++) {
+    bcast_finish(ctx, m, cur);
+    long long first = hpl_numroc(cur->jk + cur->jb, c->nb, m->mycol, c->q);
+    int next_owner = k + 1 < nblk ? hpl_owner((k + 1) * c->nb, c->nb, c->q) : -1;
+    if (m->mycol == next_owner) {
+      /* look-ahead: the next panel's columns first, then factor and send it */
+      long long jb_next = c->n - (k + 1) * c->nb < c->nb ? c->n - (k + 1) * c->nb : c->nb;
+      update(ctx, m, cur, first, first + jb_next);
+      panel_describe(m, next, k + 1);
+      singular |= factor_panel(ctx, m, next);
+      bcast_start(ctx, m, next);
+      update(ctx, m, cur, first + jb_next, m->nloc);
+    } else {
+      update(ctx, m, cur, first, m->nloc);
+      if (k + 1 < nblk) panel_describe(m, next, k + 1);
+    }
+    Panel *t = cur;
+    cur = next;
+    next = t;
+  }
+  MPI_Waitall(cur->nreq, cur->req, MPI_STATUSES_IGNORE);
+  MPI_Waitall(next->nreq, next->req, MPI_STATUSES_IGNORE);
+  int any = 0;
+  MPI_Allreduce(&singular, &any, 1, MPI_INT, MPI_MAX, m->grid);
+  return any;
+}

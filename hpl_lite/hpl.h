@@ -1,0 +1,74 @@
+/* hpl.h: hpl_lite's problem, process grid, distributed matrix and phases. */
+#ifndef HPL_H
+#define HPL_H
+
+#include "fabricbench.h"
+
+enum { PH_PANEL, PH_BCAST, PH_SWAP, PH_UPDATE, PH_SOLVE, PH_CHECK, PH_COUNT };
+enum { BCAST_RING, BCAST_BINOMIAL };
+
+#define HPL_MAX_LIST 20
+/* HPL's acceptance threshold for the scaled residual. */
+#define HPL_THRESHOLD 16.0
+
+typedef struct {
+  long long n, nb;
+  int p, q;
+  int bcast;  /* BCAST_RING or BCAST_BINOMIAL */
+} HplCase;
+
+typedef struct {
+  /* options */
+  long long n_opt, nb_opt, p_opt, q_opt, seed;
+  const char *dat_path, *bcast_name;
+  double mem_fraction, threshold;
+  /* the cases to run: every combination, as HPL does */
+  HplCase cases[HPL_MAX_LIST * HPL_MAX_LIST * HPL_MAX_LIST * 2];
+  int n_cases;
+} HplConfig;
+
+/* One distributed system [A | b] of N rows and N+1 columns, 2-D block-cyclic
+ * over a P x Q grid (rank = row * Q + column), column-major local storage. */
+typedef struct {
+  HplCase c;
+  MPI_Comm grid, row_comm, col_comm;  /* row_comm: my process row (size Q) */
+  int myrow, mycol;
+  long long mloc, nloc, lda;          /* local rows, local columns (b included) */
+  double *a;
+  double *x;                          /* the solution, replicated (N) */
+  double *work_panel, *work_u;        /* panel and U buffers */
+  long long *piv;                     /* global pivot rows of a panel */
+} HplMatrix;
+
+typedef struct {
+  double time_s, gflops, resid, norm_a, norm_x, norm_b, x_sum;
+  int singular, passed;
+} HplOutcome;
+
+/* setup.c */
+void hpl_parse(FbContext *ctx, HplConfig *cfg, int argc, char **argv);
+int hpl_read_dat(const char *path, HplConfig *cfg, char *err, size_t err_len, char *notes,
+                 size_t notes_len);
+void hpl_blas_check(FbContext *ctx, FbResult *r);
+/* matrix.c */
+long long hpl_numroc(long long n, long long nb, int iproc, int nprocs);
+long long hpl_local_index(long long g, long long nb, int nprocs);
+int hpl_owner(long long g, long long nb, int nprocs);
+long long hpl_global_index(long long l, long long nb, int iproc, int nprocs);
+double hpl_entry(unsigned long long seed, long long i, long long j);
+size_t hpl_memory_need(const HplCase *c, int myrow, int mycol);
+int hpl_matrix_init(FbContext *ctx, HplMatrix *m, const HplCase *c, unsigned long long seed);
+void hpl_matrix_free(HplMatrix *m);
+/* factor.c: LU with partial pivoting of [A | b], look-ahead depth 1 */
+int hpl_factor(FbContext *ctx, HplMatrix *m);
+/* hpl_comm.c: point-to-point and collectives specific to the algorithm */
+void hpl_panel_bcast_start(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
+                           int *nreq);
+void hpl_panel_bcast_finish(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
+                            int *nreq);
+/* solve.c */
+void hpl_solve(FbContext *ctx, HplMatrix *m);
+/* validate.c */
+void hpl_check(FbContext *ctx, HplMatrix *m, unsigned long long seed, HplOutcome *out);
+
+#endif

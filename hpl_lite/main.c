@@ -1,0 +1,29 @@
+/* main.c: hpl_lite, case by case as HPL runs them. */
+#include "hpl.h"
+
+int hpl_run_case(FbContext *ctx, const HplConfig *cfg, const HplCase *c, int index);
+
+static const char *const phase_names[PH_COUNT] = {"panel", "bcast", "swap",
+                                                  "update", "solve", "check"};
+
+int main(int argc, char **argv) {
+  FbContext ctx;
+  static HplConfig cfg;
+
+  fb_init(&ctx, &argc, &argv, "hpl");
+  fb_timers_init(&ctx.timers, phase_names, PH_COUNT);
+  hpl_parse(&ctx, &cfg, argc, argv);        /* -N -b -P -Q, or --dat HPL.dat */
+
+  int status = FB_EXIT_OK, failed = 0;
+  for (int i = 0; i < cfg.n_cases; i++) {   /* generate, factor + solve (timed), check */
+    int s = hpl_run_case(&ctx, &cfg, &cfg.cases[i], i);
+    failed += s != FB_EXIT_OK;
+    if (s > status) status = s;
+  }
+  fb_print(&ctx, "\nFinished %4d tests with the following results:\n"
+                 "         %4d tests completed and passed residual checks,\n"
+                 "         %4d tests completed and failed residual checks.\n",
+           cfg.n_cases, cfg.n_cases - failed, failed);
+  fb_finalize(&ctx, status);
+  return status;
+}

@@ -1,0 +1,96 @@
+/* matrix.c: the 2-D block-cyclic layout and the seeded matrix generator,
+ * indexed by global position so that [A | b] is the same system for every
+ * process grid and block size. */
+#include "hpl.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Global indices among the first n that process iproc of nprocs owns. */
+long long hpl_numroc(long long n, long long nb, int iproc, int nprocs) {
+  long long blocks = n / nb, extra = n % nb;
+  long long count = (blocks / nprocs) * nb;
+  long long rest = blocks % nprocs;
+  if (iproc < rest) count += nb;
+  else if (iproc == rest) count += extra;
+  return count;
+}
+
+long long hpl_local_index(long long g, long long nb, int nprocs) {
+  return (g / (nb * nprocs)) * nb + g % nb;
+}
+
+int hpl_owner(long long g, long long nb, int nprocs) { return (int)((g / nb) % nprocs); }
+
+long long hpl_global_index(long long l, long long nb, int iproc, int nprocs) {
+  return ((l / nb) * nprocs + iproc) * nb + l % nb;
+}
+
+static inline uint64_t splitmix64(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [-0.5, 0.5), from the seed and the position alone. */
+double hpl_entry(unsigned long long seed, long long i, long long j) {
+  uint64_t h = splitmix64(seed ^ splitmix64(((uint64_t)i << 32) ^ (uint64_t)j));
+  return (double)(h >> 11) * 0x1p-53 - 0.5;
+}
+
+static long long leading_dimension(long long mloc) {
+  long long lda = mloc < 1 ? 1 : (mloc + 7) / 8 * 8;
+  if ((lda * 8) % 4096 == 0) lda += 8; /* avoid a stride of whole pages */
+  return lda;
+}
+
+size_t hpl_memory_need(const HplCase *c, int myrow, int mycol) {
+  long long mloc = hpl_numroc(c->n, c->nb, myrow, c->p);
+  long long nloc = hpl_numroc(c->n + 1, c->nb, mycol, c->q);
+  size_t matrix = (size_t)leading_dimension(mloc) * (size_t)(nloc > 0 ? nloc : 1);
+  size_t panels = 2 * ((size_t)mloc * c->nb + (size_t)c->nb * c->nb + c->nb);
+  size_t u = 6 * (size_t)c->nb * (size_t)(nloc > 0 ? nloc : 1);
+  return (matrix + panels + u + 2 * (size_t)c->n) * sizeof(double);
+}
+
+int hpl_matrix_init(FbContext *ctx, HplMatrix *m, const HplCase *c, unsigned long long seed) {
+  memset(m, 0, sizeof *m);
+  m->c = *c;
+  m->myrow = ctx->rank / c->q;
+  m->mycol = ctx->rank % c->q;
+  MPI_Comm_dup(ctx->comm, &m->grid);
+  MPI_Comm_split(m->grid, m->myrow, m->mycol, &m->row_comm);
+  MPI_Comm_split(m->grid, m->mycol, m->myrow, &m->col_comm);
+  m->mloc = hpl_numroc(c->n, c->nb, m->myrow, c->p);
+  m->nloc = hpl_numroc(c->n + 1, c->nb, m->mycol, c->q);
+  m->lda = leading_dimension(m->mloc);
+  size_t panel = (size_t)m->mloc * c->nb + (size_t)c->nb * c->nb + c->nb;
+  m->a = fb_alloc((size_t)m->lda * (size_t)(m->nloc > 0 ? m->nloc : 1) * sizeof(double));
+  m->work_panel = fb_alloc(2 * panel * sizeof(double));
+  m->work_u = fb_alloc(6 * (size_t)c->nb * (size_t)(m->nloc > 0 ? m->nloc : 1) * sizeof(double));
+  m->x = fb_alloc((size_t)c->n * sizeof(double));
+  m->piv = malloc((size_t)c->nb * sizeof(long long));
+  if (!m->a || !m->work_panel || !m->work_u || !m->x || !m->piv) return FB_EXIT_RUNTIME;
+#pragma omp parallel for schedule(static)
+  for (long long lj = 0; lj < m->nloc; lj++) {
+    long long gj = hpl_global_index(lj, c->nb, m->mycol, c->q);
+    double *col = m->a + lj * m->lda;
+    for (long long li = 0; li < m->mloc; li++)
+      col[li] = hpl_entry(seed, hpl_global_index(li, c->nb, m->myrow, c->p), gj);
+  }
+  return 0;
+}
+
+void hpl_matrix_free(HplMatrix *m) {
+  free(m->a);
+  free(m->work_panel);
+  free(m->work_u);
+  free(m->x);
+  free(m->piv);
+  if (m->row_comm != MPI_COMM_NULL && m->row_comm) MPI_Comm_free(&m->row_comm);
+  if (m->col_comm != MPI_COMM_NULL && m->col_comm) MPI_Comm_free(&m->col_comm);
+  if (m->grid != MPI_COMM_NULL && m->grid) MPI_Comm_free(&m->grid);
+  memset(m, 0, sizeof *m);
+}

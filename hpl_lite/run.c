@@ -1,0 +1,80 @@
+/* run.c: one HPL case from set-up to verdict, and HPL's output lines. */
+#include "hpl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const RULE =
+    "================================================================================\n";
+static const char *const DASH =
+    "--------------------------------------------------------------------------------\n";
+
+/* HPL's T/V code: W(all time), R(ow-major grid), look-ahead depth 1, the
+ * broadcast (0: increasing ring, HPL's 1rg; 6: binomial, not an HPL code),
+ * then the panel factorisation: R2R4 for LAPACK's recursive dgetrf (P = 1),
+ * R1R1 for the column-by-column distributed panel. */
+static void tv_code(const HplCase *c, char *buf, size_t len) {
+  snprintf(buf, len, "WR1%d%s", c->bcast == BCAST_RING ? 0 : 6, c->p == 1 ? "R2R4" : "R1R1");
+}
+
+static double flops(long long n) {
+  double nd = (double)n;
+  return 2.0 / 3.0 * nd * nd * nd + 1.5 * nd * nd;
+}
+
+int hpl_run_case(FbContext *ctx, const HplConfig *cfg, const HplCase *c, int index) {
+  FbResult r;
+  char results[512];
+  fb_result_init(&r, "Gflops", "Gflop/s", 1);
+  hpl_blas_check(ctx, &r);
+  fb_check_memory(ctx, hpl_memory_need(c, ctx->rank / c->q, ctx->rank % c->q),
+                  "the matrix and its work space");
+  HplMatrix m;
+  HplOutcome out = {0};
+  for (long long rep = 0; rep < ctx->common.repeat; rep++) {
+    fb_agree(ctx, hpl_matrix_init(ctx, &m, c, (unsigned long long)cfg->seed),
+             "out of memory allocating the matrix");
+    fb_timers_reset(&ctx->timers);
+    MPI_Barrier(ctx->comm);
+    double t0 = MPI_Wtime();
+    out.singular = hpl_factor(ctx, &m);
+    hpl_solve(ctx, &m);
+    double local = MPI_Wtime() - t0;
+    MPI_Allreduce(&local, &out.time_s, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    out.gflops = flops(c->n) / out.time_s / 1e9;
+    fb_result_add_repeat(&r, out.gflops);
+    hpl_check(ctx, &m, (unsigned long long)cfg->seed, &out);
+    if (rep + 1 < ctx->common.repeat) hpl_matrix_free(&m);
+  }
+  r.wall_s = r.loop_s = out.time_s;
+  out.passed = !out.singular && out.resid < cfg->threshold;
+  char code[16];
+  tv_code(c, code, sizeof code);
+  fb_print(ctx, "%sT/V                N    NB     P     Q               Time                 Gflops\n%s",
+           RULE, DASH);
+  fb_print(ctx, "%-13s %8lld %5lld %5d %5d %18.2f %22.4e\n", code, c->n, c->nb, c->p, c->q,
+           out.time_s, out.gflops);
+  fb_print(ctx, "%s||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N)= %14.7e ...... %s\n%s", DASH,
+           out.resid, out.passed ? "PASSED" : "FAILED", RULE);
+  if (out.singular) fb_print(ctx, "the matrix is singular to working precision\n");
+  fb_result_check_abs(&r, "scaled_residual", out.resid, 0.0, cfg->threshold);
+  fb_result_check_true(&r, "not_singular", !out.singular);
+  snprintf(r.grid, sizeof r.grid, "%dx%d", c->p, c->q);
+  fb_result_param_int(&r, "case", index + 1);
+  fb_result_param_int(&r, "N", c->n);
+  fb_result_param_int(&r, "NB", c->nb);
+  fb_result_param_int(&r, "P", c->p);
+  fb_result_param_int(&r, "Q", c->q);
+  fb_result_param_str(&r, "bcast_used", c->bcast == BCAST_RING ? "increasing ring" : "binomial");
+  fb_result_param_str(&r, "tv", code);
+  snprintf(results, sizeof results,
+           "{\"resid\":%.17g,\"norm_a\":%.17g,\"norm_x\":%.17g,\"norm_b\":%.17g,"
+           "\"x_sum\":%.17g,\"x_first\":%.17g,\"x_last\":%.17g,\"passed\":%s}",
+           out.resid, out.norm_a, out.norm_x, out.norm_b, out.x_sum, m.x[0], m.x[c->n - 1],
+           out.passed ? "true" : "false");
+  r.app_json = results;
+  int status = fb_report(ctx, &r);
+  hpl_matrix_free(&m);
+  return status;
+}

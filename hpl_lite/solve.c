@@ -1,0 +1,62 @@
+/* solve.c: back substitution U x = y on the block-cyclic U, y being the b
+ * column after the factorisation. Block by block from the last: the owner of
+ * the diagonal block solves it, x_k goes to every process, and the process
+ * column of block k sends its contribution to the rows above to the process
+ * column that holds y. */
+#include "hpl.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hpl_solve(FbContext *ctx, HplMatrix *m) {
+  const HplCase *c = &m->c;
+  fb_timer_start(&ctx->timers, PH_SOLVE);
+  long long nblk = (c->n + c->nb - 1) / c->nb;
+  int ycol = hpl_owner(c->n, c->nb, c->q); /* the process column holding b */
+  double *y = m->mycol == ycol ? m->a + hpl_numroc(c->n, c->nb, m->mycol, c->q) * m->lda : NULL;
+  double *xk = malloc((size_t)(c->nb + m->mloc + 1) * sizeof(double));
+  int ok = xk != NULL, all_ok;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->grid);
+  if (!all_ok) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the solve");
+  double *t = xk + c->nb;
+  long long messages = 0, bytes = 0;
+  memset(m->x, 0, (size_t)c->n * sizeof(double));
+  for (long long k = nblk - 1; k >= 0; k--) {
+    long long jk = k * c->nb;
+    int jb = (int)(c->n - jk < c->nb ? c->n - jk : c->nb);
+    int prow = hpl_owner(jk, c->nb, c->p), pcol = hpl_owner(jk, c->nb, c->q);
+    long long lr0 = hpl_numroc(jk, c->nb, m->myrow, c->p);
+    if (m->myrow == prow) {
+      if (m->mycol == ycol) memcpy(xk, y + lr0, (size_t)jb * sizeof(double));
+      if (ycol != pcol) {
+        if (m->mycol == ycol) MPI_Send(xk, jb, MPI_DOUBLE, pcol, 11, m->row_comm), messages++, bytes += 8LL * jb;
+        if (m->mycol == pcol) MPI_Recv(xk, jb, MPI_DOUBLE, ycol, 11, m->row_comm, MPI_STATUS_IGNORE);
+      }
+      if (m->mycol == pcol) {
+        long long lc0 = hpl_numroc(jk, c->nb, m->mycol, c->q);
+        cblas_dtrsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, jb,
+                    m->a + lr0 + lc0 * m->lda, (int)m->lda, xk, 1);
+      }
+    }
+    MPI_Bcast(xk, jb, MPI_DOUBLE, prow * c->q + pcol, m->grid);
+    messages++, bytes += 8LL * jb;
+    memcpy(m->x + jk, xk, (size_t)jb * sizeof(double));
+    /* y(rows above block k) -= U(rows above, block k) x_k */
+    long long above = hpl_numroc(jk, c->nb, m->myrow, c->p);
+    if (above == 0 || (m->mycol != pcol && m->mycol != ycol)) continue;
+    if (m->mycol == pcol) {
+      long long lc0 = hpl_numroc(jk, c->nb, m->mycol, c->q);
+      cblas_dgemv(CblasColMajor, CblasNoTrans, (int)above, jb, 1.0, m->a + lc0 * m->lda,
+                  (int)m->lda, xk, 1, 0.0, t, 1);
+      if (pcol != ycol) MPI_Send(t, (int)above, MPI_DOUBLE, ycol, 12, m->row_comm), messages++, bytes += 8 * above;
+    }
+    if (m->mycol == ycol) {
+      if (pcol != ycol) MPI_Recv(t, (int)above, MPI_DOUBLE, pcol, 12, m->row_comm, MPI_STATUS_IGNORE);
+      for (long long i = 0; i < above; i++) y[i] -= t[i];
+    }
+  }
+  free(xk);
+  fb_timers_count(&ctx->timers, PH_SOLVE, messages, bytes);
+  fb_timer_stop(&ctx->timers, PH_SOLVE);
+}

@@ -1,0 +1,68 @@
+# tests/e2e/hpl_lite.sh: hpl_lite/hpl through mpirun (sourced by tests/run-tests).
+HPL=hpl_lite/hpl
+REC="$TMPDIR_T/hpl.jsonl"
+export OPENBLAS_NUM_THREADS=1
+
+reference_x=""
+hpl_case() { # NAME NP ARGS...
+  name=$1 np=$2; shift 2
+  rm -f "$REC"
+  mpi "$np" $HPL -N 203 -b 16 --json "$REC" "$@"
+  rc=$?
+  if [ $rc -ne 0 ] || [ ! -s "$REC" ]; then not_ok "hpl N=203 NB=16 $name: exit $rc" "$(cat "$OUT_FILE")"; return; fi
+  x=$(json "$REC" 'r["results"]["x_sum"]')
+  [ -z "$reference_x" ] && reference_x=$x
+  same=$(python3 -c "print(abs($x - $reference_x) <= 1e-9 * abs($reference_x))")
+  if [ "$(json "$REC" 'r["validation"]["status"]')" = PASS ] && grep -q 'PASSED$' "$OUT_FILE" && [ "$same" = True ]; then
+    ok "hpl N=203 NB=16 $name: PASSED, same x (sum $x)"
+  else
+    not_ok "hpl N=203 NB=16 $name: x sum $x vs $reference_x" "$(cat "$OUT_FILE")"
+  fi
+}
+hpl_case "1x1" 1 -P 1 -Q 1
+hpl_case "1x2" 2 -P 1 -Q 2
+hpl_case "2x1" 2 -P 2 -Q 1
+hpl_case "1x3" 3 -P 1 -Q 3
+hpl_case "3x1" 3 -P 3 -Q 1
+hpl_case "2x2" 4 -P 2 -Q 2
+hpl_case "1x4 binomial" 4 -P 1 -Q 4 --bcast binomial
+hpl_case "4x1" 4 -P 4 -Q 1
+hpl_case "1x3 binomial, NB=7" 3 -P 1 -Q 3 -b 7 --bcast binomial
+check "hpl prints HPL's result lines" sh -c "grep -q '^T/V                N    NB     P     Q               Time                 Gflops' '$OUT_FILE' && grep -q '^WR1' '$OUT_FILE' && grep -q '^||Ax-b||_oo/(eps\*(||A||_oo\*||x||_oo+||b||_oo)\*N)=' '$OUT_FILE'"
+check "hpl record: Gflop/s, phases, the BLAS kernel" \
+  [ "$(json "$REC" 'r["fom"]["unit"] == "Gflop/s" and r["fom"]["value"] > 0 and set(r["phases"]) == {"panel","bcast","swap","update","solve","check"} and len(r["params"]["blas_kernel"]) > 0')" = true ]
+
+rm -f "$REC"
+mpi 2 $HPL --dat inputs/hpl/HPL.dat --json "$REC"
+rc=$?
+check "hpl --dat HPL.dat runs every combination (2 N x 2 NB x 2 grids): 8 PASS records (exit $rc)" \
+  [ $rc -eq 0 -a "$(json "$REC" 'len(lines) == 8 and all(json.loads(l)["validation"]["status"] == "PASS" for l in lines)')" = true ]
+check "hpl --dat notes the lines it does not use" grep -q 'read and not used' "$OUT_FILE"
+
+rm -f "$REC"
+FABRICBENCH_TEST_HOOK=hpl_corrupt mpi 2 $HPL -N 203 -b 16 --json "$REC"
+rc=$?
+check "hpl with a corrupted update: FAILED, exit $rc, FAIL record" \
+  sh -c "[ $rc -eq 1 ] && grep -q 'FAILED$' '$OUT_FILE' && [ \"\$(grep -c . '$REC')\" -eq 1 ]"
+
+if grep -q avx2 /proc/cpuinfo; then
+  OPENBLAS_CORETYPE=Prescott mpi 1 $HPL -N 100 -b 16
+  check "hpl warns when OpenBLAS runs generic kernels on an AVX2 CPU" grep -q 'OPENBLAS_CORETYPE=' "$OUT_FILE"
+fi
+
+bad_dat() { # NAME LINE-EDIT NEEDLE
+  sed "$2" inputs/hpl/HPL.dat > "$TMPDIR_T/bad.dat"
+  expect_exit "hpl HPL.dat $1" 2 10 2 $HPL --dat "$TMPDIR_T/bad.dat"
+  check "hpl HPL.dat $1 names the line" grep -q "$3" "$OUT_FILE"
+}
+bad_dat "with a word for Ns" '6s/.*/abc Ns/' 'bad.dat:6: expected 2 Ns'
+bad_dat "with 0 NBs" '7s/^2 /0 /' 'bad.dat:7: the number of NBs must be 1 to 20'
+bad_dat "truncated" '15,$d' 'bad.dat:15: file ends before the BCASTs lines'
+bad_dat "with a negative N" '6s/150/-150/' 'bad.dat:6: Ns value -150 is below 1'
+expect_exit "hpl --dat missing file" 2 10 2 $HPL --dat "$TMPDIR_T/none.dat"
+expect_exit "hpl -N 0" 2 10 2 $HPL -N 0
+expect_exit "hpl -b 0" 2 10 2 $HPL -b 0
+expect_exit "hpl -b 1000" 2 10 2 $HPL -b 1000
+expect_exit "hpl P x Q differs from the ranks" 2 10 2 $HPL -N 100 -P 3 -Q 1
+expect_exit "hpl --bcast foo" 2 10 2 $HPL --bcast foo
+expect_exit "hpl N beyond memory" 3 10 2 $HPL -N 5000000
