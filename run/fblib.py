@@ -99,7 +99,8 @@ def mpi_env():
     if os.geteuid() == 0:
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("OMP_NUM_THREADS", "1")       # pure MPI unless the user says otherwise
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")  # one BLAS thread per rank (hpl)
     return env
 
 
