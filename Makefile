@@ -19,7 +19,7 @@ COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libfabricbench.a
 COMMON_LIBS = $(INIH_LIBS) -lm -lpthread
 
-.PHONY: all check clean quickstart memcheck FORCE
+.PHONY: all check clean quickstart memcheck fuzzers FORCE
 all: $(BINS)
 
 # Build info (compiler, flags, git revision, version) generated at build time;
@@ -53,14 +53,35 @@ $(call app_dir,$(1))/$(call app_bin,$(1)): $(patsubst %.c,$(BUILD)/%.o,$(wildcar
 endef
 $(foreach a,$(PRESENT),$(eval $(call app_rule,$(a))))
 
+# The MPI-level fabric injector (run/fabric-emu): a PMPI library for LD_PRELOAD.
+INJECT := $(BUILD)/libfbinject.so
+all: $(INJECT)
+$(INJECT): run/inject/fbinject.c $(BUILD)/config.stamp
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -std=c11 -Wall -Wextra -fPIC -shared $(SAN_FLAGS) $< -o $@ -lm -lrt
+
 # Unit tests of common/: one program per tests/unit/*.c.
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	$(MPICC) $(ALL_LDFLAGS) $^ $(COMMON_LIBS) -o $@
 
+# Parser fuzzers (libFuzzer, clang): built with the MPI wrapper pointed at clang.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 10
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fopenmp -std=c11 -D_GNU_SOURCE \
+             -I common -I $(BUILD) $(INIH_CFLAGS)
+FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_EXTRA_fuzz_hpldat = hpl_lite/setup.c hpl_lite/matrix.c $(OPENBLAS_CFLAGS) $(OPENBLAS_LIBS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(BUILD)/build_info.h
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(FUZZ_CC) MPICH_CC=$(FUZZ_CC) $(MPICC) $(FUZZ_FLAGS) $< $(COMMON_SRC) \
+	  $(FUZZ_EXTRA_$*) $(INIH_LIBS) -lm -lpthread -o $@
+fuzzers: $(FUZZERS)
+
 check: all $(UNIT_BINS)
-	MPIRUN="$(MPIRUN)" tests/run-tests
+	MPIRUN="$(MPIRUN)" FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD="$(MAKE) -s fuzzers" \
+	  tests/run-tests
 
 quickstart:
 	run/quickstart

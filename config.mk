@@ -28,7 +28,7 @@ OPENMP_FLAGS ?= -fopenmp
 # SANITIZE=address,undefined builds everything with those sanitizers.
 SANITIZE ?=
 ifneq ($(SANITIZE),)
-SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -g
+SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer -g
 endif
 
 INIH_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags inih 2>/dev/null)

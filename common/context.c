@@ -50,6 +50,7 @@ void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app) {
   gmtime_r(&now, &tm_utc);
   strftime(ctx->started_utc, sizeof ctx->started_utc, "%Y-%m-%dT%H:%M:%SZ", &tm_utc);
   ctx->started_wall = MPI_Wtime();
+  ctx->stall_rank = fb_test_hook("stall") ? ctx->size - 1 : -1;
   ctx->env_start = fb_env_snapshot();
 }
 
@@ -119,6 +120,11 @@ void fb_watchdog_start(FbContext *ctx, double timeout_s) {
     fb_abort(ctx, FB_EXIT_RUNTIME, "cannot start the watchdog thread");
   }
   ctx->watchdog = w;
+}
+
+void fb_stall_if_asked(const FbContext *ctx) {
+  if (ctx->rank != ctx->stall_rank) return;
+  for (;;) sleep(1); /* a hung rank, for the --timeout tests */
 }
 
 void fb_fail(FbContext *ctx, int code, const char *fmt, ...) {

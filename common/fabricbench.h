@@ -88,6 +88,7 @@ typedef struct FbContext {
   double started_wall;      /* MPI_Wtime at fb_init */
   char started_utc[32];     /* ISO-8601 */
   void *env_start;          /* environment snapshot at start (net counters) */
+  int stall_rank;           /* test hook "stall": this rank hangs in its next collective */
   void *watchdog;
 } FbContext;
 

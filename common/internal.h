@@ -9,6 +9,7 @@
 void *fb_env_snapshot(void);
 void fb_env_free(void *snap);
 void fb_watchdog_start(FbContext *ctx, double timeout_s);
+void fb_stall_if_asked(const FbContext *ctx);
 
 /* A growable JSON text with comma bookkeeping. */
 typedef struct {

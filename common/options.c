@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static FbOption *option_add(FbContext *ctx, const char *name, char short_name, FbOptType type,
                             void *dest, const char *metavar, const char *help) {
@@ -224,6 +225,22 @@ int fb_option_was_set(const FbContext *ctx, const char *name) {
   return 0;
 }
 
+/* The record is written at the end of a run; a path that cannot be written is
+ * refused now rather than after the run. */
+static void check_json_path(FbContext *ctx, const char *path) {
+  if (path[0] == '\0') fb_fail(ctx, FB_EXIT_USAGE, "option --json: empty file name");
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) strcpy(dir, ".");
+  else if (slash == dir) dir[1] = '\0';
+  else *slash = '\0';
+  if (access(dir, W_OK | X_OK) != 0)
+    fb_fail(ctx, FB_EXIT_USAGE, "option --json: cannot write in '%s': %s", dir, strerror(errno));
+  if (access(path, F_OK) == 0 && access(path, W_OK) != 0)
+    fb_fail(ctx, FB_EXIT_USAGE, "option --json: cannot write '%s': %s", path, strerror(errno));
+}
+
 void fb_parse_options(FbContext *ctx, int argc, char **argv, const char *summary) {
   FbCommonOpts *c = &ctx->common;
   fb_option_int(ctx, "repeat", 0, &c->repeat, 1, FB_MAX_REPEATS, "N",
@@ -238,8 +255,7 @@ void fb_parse_options(FbContext *ctx, int argc, char **argv, const char *summary
   char err[FB_MSG_LEN];
   int rc = fb_options_parse_argv(ctx->options, ctx->n_options, argc, argv, err, sizeof err);
   if (rc) fb_fail(ctx, rc, "%s", err);
-  if (c->json_path && c->json_path[0] == '\0')
-    fb_fail(ctx, FB_EXIT_USAGE, "option --json: empty file name");
+  if (c->json_path) check_json_path(ctx, c->json_path);
   if (c->help) {
     if (ctx->rank == 0) fb_options_help(ctx->options, ctx->n_options, ctx->program, summary);
     fb_finalize(ctx, FB_EXIT_OK);

@@ -1,6 +1,7 @@
 /* timers.c: named phase timers with per-rank accumulation, message and byte
  * counters, cross-rank min/avg/max, and the timed collectives of the layer. */
 #include "fabricbench.h"
+#include "internal.h"
 
 #include <string.h>
 
@@ -64,6 +65,7 @@ static double allreduce_op(FbContext *ctx, int phase, double local, MPI_Op op) {
   double global = 0.0;
   int size = ctx->size;
   fb_timer_start(&ctx->timers, phase);
+  fb_stall_if_asked(ctx);
   MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, op, ctx->comm);
   fb_timer_stop(&ctx->timers, phase);
   fb_timers_count(&ctx->timers, phase, size > 1 ? 1 : 0, size > 1 ? (long long)sizeof local : 0);
@@ -82,6 +84,7 @@ double fb_allreduce_min(FbContext *ctx, int phase, double local) {
 
 void fb_barrier(FbContext *ctx, int phase) {
   fb_timer_start(&ctx->timers, phase);
+  fb_stall_if_asked(ctx);
   MPI_Barrier(ctx->comm);
   fb_timer_stop(&ctx->timers, phase);
 }

@@ -8,6 +8,13 @@ MPIRUN=${MPIRUN:-mpirun}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+# Sanitizer builds (make check SANITIZE=address,undefined): full stacks so the
+# MPI library's own leaks can be suppressed by library name (tests/lsan.supp),
+# and Open MPI keeps its components loaded so their names stay known.
+export OMPI_MCA_mca_base_component_disable_dlclose=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:-fast_unwind_on_malloc=0:malloc_context_size=40}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0:malloc_context_size=40}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 
 ok() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
 not_ok() { FAILED=$((FAILED + 1)); echo "not ok - $1"; [ -n "${2:-}" ] && echo "$2" | sed 's/^/    # /' | head -n 15; return 0; }
@@ -19,7 +26,7 @@ check() { # check NAME CONDITION-COMMAND...
 # mpi NP CMD... : run under the MPI launcher with a time limit; output in $OUT_FILE
 mpi() {
   np=$1; shift
-  timeout -k 5 "${LIMIT:-300}" "$MPIRUN" -np "$np" "$@" >"$OUT_FILE" 2>&1
+  timeout -k 5 "${LIMIT:-300}" "$MPIRUN" -np "$np" "$@" >"$OUT_FILE" 2>&1 </dev/null
 }
 
 # json FILE EXPR : evaluate a Python expression over `r`, the JSON file or
@@ -45,7 +52,8 @@ expect_exit() {
   name=$1 code=$2 secs=$3 np=$4; shift 4
   rec="$TMPDIR_T/bad.$$.jsonl"; rm -f "$rec"
   start=$(date +%s)
-  LIMIT=$((secs + 20)) mpi "$np" "$@" --json "$rec"
+  bin=$1; shift  # the record path first, so a --json in the case wins
+  LIMIT=$((secs + 20)) mpi "$np" "$bin" --json "$rec" "$@"
   rc=$?
   took=$(( $(date +%s) - start ))
   errs=$(grep -c 'error:' "$OUT_FILE")

@@ -59,10 +59,3 @@ bad_dat "with a word for Ns" '6s/.*/abc Ns/' 'bad.dat:6: expected 2 Ns'
 bad_dat "with 0 NBs" '7s/^2 /0 /' 'bad.dat:7: the number of NBs must be 1 to 20'
 bad_dat "truncated" '15,$d' 'bad.dat:15: file ends before the BCASTs lines'
 bad_dat "with a negative N" '6s/150/-150/' 'bad.dat:6: Ns value -150 is below 1'
-expect_exit "hpl --dat missing file" 2 10 2 $HPL --dat "$TMPDIR_T/none.dat"
-expect_exit "hpl -N 0" 2 10 2 $HPL -N 0
-expect_exit "hpl -b 0" 2 10 2 $HPL -b 0
-expect_exit "hpl -b 1000" 2 10 2 $HPL -b 1000
-expect_exit "hpl P x Q differs from the ranks" 2 10 2 $HPL -N 100 -P 3 -Q 1
-expect_exit "hpl --bcast foo" 2 10 2 $HPL --bcast foo
-expect_exit "hpl N beyond memory" 3 10 2 $HPL -N 5000000

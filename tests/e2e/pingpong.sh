@@ -40,12 +40,3 @@ for t in latency bw bibw allreduce; do
     [ "$rc" -eq 1 -a "$(json "$REC" 'r["validation"]["status"]')" = FAIL ]
 done
 
-expect_exit "pingpong -m 8:1" 2 10 2 $PP -m 8:1
-expect_exit "pingpong -m 0:x" 2 10 2 $PP -m 0:x
-expect_exit "pingpong -m 1:2G" 2 10 2 $PP -m 1:2G
-expect_exit "pingpong -m 64" 2 10 2 $PP -m 64
-expect_exit "pingpong --test foo" 2 10 2 $PP --test foo
-expect_exit "pingpong --pairs some" 2 10 2 $PP --pairs some
-expect_exit "pingpong -i 0" 2 10 2 $PP -i 0
-expect_exit "pingpong -x -1" 2 10 2 $PP -x -1
-expect_exit "pingpong latency on a single rank" 2 10 1 $PP --test latency

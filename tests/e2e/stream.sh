@@ -31,9 +31,3 @@ rc=$?
 check "stream with a corrupted array exits 1 (got $rc) and records FAIL" \
   [ "$rc" -eq 1 -a "$(json "$REC" 'r["validation"]["status"]')" = FAIL ]
 
-expect_exit "stream -n -1" 2 10 2 $STREAM -n -1
-expect_exit "stream -n junk" 2 10 2 $STREAM -n 12k
-expect_exit "stream -r 1" 2 10 2 $STREAM -r 1
-expect_exit "stream -n 99999999999999999999" 2 10 2 $STREAM -n 99999999999999999999
-expect_exit "stream size beyond memory" 3 10 2 $STREAM -n 1000000000000
-expect_exit "stream unknown option" 2 10 2 $STREAM --triad-only

@@ -1,0 +1,30 @@
+/* fuzz_hpldat.c: libFuzzer harness for hpl_lite's HPL.dat reader. */
+#include "../../hpl_lite/hpl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/fb_fuzz_hpl_%d.dat", (int)getpid());
+  FILE *f = fopen(path, "wb");
+  if (!f) return 0;
+  fwrite(data, 1, size, f);
+  fclose(f);
+  static HplConfig cfg;
+  char err[FB_MSG_LEN] = "", notes[FB_MSG_LEN];
+  int rc = hpl_read_dat(path, &cfg, err, sizeof err, notes, sizeof notes);
+  unlink(path);
+  if (rc == 0) {
+    if (cfg.n_cases < 1 || cfg.n_cases > (int)(sizeof cfg.cases / sizeof cfg.cases[0])) abort();
+    for (int i = 0; i < cfg.n_cases; i++)
+      if (cfg.cases[i].n < 1 || cfg.cases[i].nb < 1 || cfg.cases[i].nb > 512 ||
+          cfg.cases[i].p < 1 || cfg.cases[i].q < 1)
+        abort();
+  } else if (!err[0]) {
+    abort();
+  }
+  return 0;
+}

@@ -1,0 +1,74 @@
+# tests/reliability.sh: the bad-input matrix, a killed rank, signals to the
+# job, and a hung rank, for every app that is built (sourced by run-tests).
+: > "$TMPDIR_T/empty.dat"
+n_bad=0
+while read -r bin code rest; do
+  case "$bin" in ''|'#'*) continue ;; esac
+  [ -x "$bin" ] || continue
+  np=2
+  case "$code" in np=*) np=${code#np=}; code=${rest%% *}; rest=${rest#* } ;; esac
+  args=$(printf '%s' "$rest" | sed "s|@T|$TMPDIR_T|g")
+  eval "set -- $args"
+  expect_exit "bad input: $bin $rest" "$code" 10 "$np" "$bin" "$@"
+  if ls core* >/dev/null 2>&1; then not_ok "bad input left a core dump: $bin $rest"; rm -f core*; fi
+  n_bad=$((n_bad + 1))
+done < tests/bad_inputs.txt
+echo "# $n_bad bad inputs tried"
+
+# kill -9 of one rank in the middle of a run: the job ends within 30 s,
+# non-zero, and no record that looks valid.
+kill_case() { # BINARY ARGS...
+  bin=$1; shift
+  [ -x "$bin" ] || return 0
+  rec="$TMPDIR_T/killed.jsonl"; rm -f "$rec"
+  start=$(date +%s)
+  timeout -k 5 60 "$MPIRUN" -np 2 "$bin" "$@" --json "$rec" >"$OUT_FILE" 2>&1 &
+  job=$!
+  sleep 3
+  victim=$(pgrep -f "^$bin $*" | tail -n 1)
+  [ -n "$victim" ] && kill -9 "$victim"
+  wait $job
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  if [ -n "$victim" ] && [ $rc -ne 0 ] && [ $took -le 30 ] && [ ! -s "$rec" ]; then
+    ok "kill -9 of a rank of $bin: job ended in ${took}s with exit $rc, no record"
+  else
+    not_ok "kill -9 of a rank of $bin: victim '$victim', exit $rc after ${took}s, record $( [ -s "$rec" ] && echo written || echo absent)" "$(tail -n 5 "$OUT_FILE")"
+  fi
+}
+kill_case himeno/bmt -s M -t 25
+kill_case stream/stream -n 4000000 -r 2000
+kill_case pingpong/pingpong --test bw -m 1M:1M -i 100000
+kill_case hpl_lite/hpl -N 7000 -b 64
+
+# SIGTERM and SIGINT to the launcher: the job ends, the record file written
+# before keeps exactly its records, no temporary file is left.
+signal_case() { # SIGNAL
+  rec="$TMPDIR_T/kept.jsonl"; rm -f "$rec" "$rec".tmp.*
+  mpi 2 himeno/bmt -s XS -n 10 --json "$rec"
+  before=$(cat "$rec")
+  start=$(date +%s)
+  timeout -k 5 60 "$MPIRUN" -np 2 himeno/bmt -s M -t 25 --json "$rec" >"$OUT_FILE" 2>&1 &
+  job=$!
+  sleep 3
+  kill -"$1" $(pgrep -f "^$MPIRUN -np 2 himeno/bmt -s M -t 25" | head -n 1) 2>/dev/null || kill -"$1" $job
+  wait $job
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  if [ $rc -ne 0 ] && [ $took -le 30 ] && [ "$(cat "$rec")" = "$before" ] && ! ls "$rec".tmp.* >/dev/null 2>&1; then
+    ok "SIG$1 to the job: ended in ${took}s (exit $rc), earlier record intact"
+  else
+    not_ok "SIG$1 to the job: exit $rc after ${took}s" "$(tail -n 5 "$OUT_FILE")"
+  fi
+}
+signal_case TERM
+signal_case INT
+
+# A rank that hangs (test hook): --timeout ends the job with exit 3 and each
+# rank names its phase.
+for bin in himeno/bmt stream/stream; do
+  args="-s S -t 30"; [ "$bin" = stream/stream ] && args="-n 100000 -r 100000"
+  # shellcheck disable=SC2086
+  FABRICBENCH_TEST_HOOK=stall PER_RANK_ERRORS=1 expect_exit "a hung rank of $bin: --timeout 2" 3 15 2 $bin $args --timeout 2
+  check "the watchdog names each rank's phase ($bin)" [ "$(grep -c "exceeded in phase '" "$OUT_FILE")" -eq 2 ]
+done
