@@ -205,3 +205,78 @@ def replot_with_system_python(script, data, path):
         return subprocess.call([SYSTEM_PYTHON, script, "--plot-from-json", f.name, path]) == 0
     finally:
         os.unlink(f.name)
+
+
+# Emulated links: rate (Mbit/s) and one-way latency (us); the injector's beta
+# is the payload rate, 93.6% of the line rate (headers of 1500-byte frames).
+EMULATION = {"loopback": (0, 0), "1gbe": (1000, 50), "10gbe": (10000, 10), "25gbe": (25000, 5)}
+PAYLOAD = 0.936
+
+
+def mpi_flavour():
+    try:
+        out = subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        return "unknown"
+    return "openmpi" if "Open MPI" in out or "OpenRTE" in out else "mpich"
+
+
+class Emulation:
+    """run/fabric-emu for the suite: namespaces with tc shaping where root is
+    available (the injector adds the latency where the kernel has no netem),
+    else the MPI-level injector alone. Always brought down on exit."""
+
+    def __init__(self, spec, nodes, ranks_per_node):
+        mode, _, self.profile = spec.rpartition(":")
+        self.rate, self.delay = EMULATION[self.profile]
+        self.nodes, self.rpn = nodes, ranks_per_node
+        self.emu = os.path.join(ROOT, "run", "fabric-emu")
+        self.netns = mode != "inject" and os.geteuid() == 0 and subprocess.call(
+            ["ip", "netns", "list"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0
+        self.netem = False
+        self.why = "" if self.netns else ("inject: was asked" if mode == "inject" else
+                                          "no root for network namespaces")
+
+    def __enter__(self):
+        if self.netns:
+            code = subprocess.call([self.emu, "up", "--hosts", str(self.nodes), "--slots",
+                                    str(self.rpn), "--profile", self.profile])
+            if code != 0:
+                self.netns = False
+                self.why = "network namespaces could not be made"
+            else:
+                with open("/run/fabricbench-emu/config") as f:
+                    self.netem = "netem=1" in f.read()
+        return self
+
+    def __exit__(self, *exc):
+        if self.netns:
+            subprocess.call([self.emu, "down"])
+        return False
+
+    def describe(self):
+        if self.netns:
+            return ("%d emulated nodes in network namespaces, %s (rate %d Mbit/s by tc%s)"
+                    % (self.nodes, self.profile, self.rate,
+                       ", latency %d us by netem" % self.delay if self.netem else
+                       ", latency %d us by the MPI-level injector (no netem)" % self.delay))
+        return ("%d virtual nodes by the MPI-level injector, %s (alpha %d us, beta %.1f MB/s; %s)"
+                % (self.nodes, self.profile, self.delay, self.rate / 8 * PAYLOAD, self.why))
+
+    def launcher(self, template):
+        lib = os.path.join(ROOT, "build", "libfbinject.so")
+        env = {}
+        if self.netns and self.delay and not self.netem:
+            env = {"FB_INJECT_ALPHA_US": self.delay, "FB_INJECT_BETA_MBS": 0}
+        elif not self.netns and self.rate:
+            env = {"FB_INJECT_ALPHA_US": self.delay, "FB_INJECT_BETA_MBS": "%.1f" % (self.rate / 8 * PAYLOAD)}
+        if env:
+            env["FB_INJECT_RANKS_PER_NODE"] = self.rpn
+            env["LD_PRELOAD"] = lib
+        openmpi = mpi_flavour() == "openmpi"
+        flags = " ".join(("-x %s=%s" if openmpi else "-genv %s %s") % (k, v) for k, v in env.items())
+        extra = ""
+        if self.netns:
+            extra = subprocess.run([self.emu, "mpirun-args"], capture_output=True,
+                                   text=True).stdout.strip()
+        return " ".join(x for x in (template, extra, flags) if x)

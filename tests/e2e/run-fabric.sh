@@ -1,0 +1,96 @@
+# tests/e2e/run-fabric.sh: the MPI-level injector, run/suite --emulate,
+# run/predict, and the network-namespace cluster (sourced by tests/run-tests).
+EMU=run/fabric-emu
+REC="$TMPDIR_T/fabric.jsonl"
+
+# The injector: alpha = 50 us and beta = 125 MB/s between two virtual nodes,
+# seen by pingpong within 10%.
+rm -f "$REC"
+$EMU inject --alpha 50 --beta 125 --ranks-per-node 1 -- \
+  timeout -k 5 120 "$MPIRUN" -np 2 pingpong/pingpong --test latency -m 1:1M -i 20 -x 2 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
+fit=$(json "$REC" '"%.2f us %.1f MB/s" % (r["results"]["fit"]["alpha_us"], r["results"]["fit"]["beta_mbs"])' 2>/dev/null)
+check "injector at alpha 50 us, beta 125 MB/s: pingpong fits $fit, both within 10%" \
+  [ "$(json "$REC" 'abs(r["results"]["fit"]["alpha_us"] - 50) <= 5 and abs(r["results"]["fit"]["beta_mbs"] - 125) <= 12.5')" = true ]
+
+# The same answer with and without it.
+rm -f "$REC"
+mpi 2 himeno/bmt -s XS -n 100 --json "$REC" --quiet
+plain=$(json "$REC" 'r["results"]["checksum"]')
+plain_halo=$(json "$REC" 'r["phases"]["halo"]["max"]')
+$EMU inject --profile 1gbe --ranks-per-node 1 -- \
+  timeout -k 5 120 "$MPIRUN" -np 2 himeno/bmt -s XS -n 100 --json "$REC" --quiet >"$OUT_FILE" 2>&1 </dev/null
+check "himeno XS through the injector: PASS, same checksum ($plain)" \
+  [ "$(json "$REC" 'r["validation"]["status"]')" = PASS -a "$(json "$REC" 'r["results"]["checksum"]')" = "$plain" ]
+check "injector: the halo exchange takes longer than without it" \
+  [ "$(json "$REC" "r['phases']['halo']['max'] > 2 * $plain_halo")" = true ]
+
+# Two virtual nodes on 1gbe give a lower percent of 2x than on loopback.
+ERES="$TMPDIR_T/emulated"
+rm -rf "$ERES"
+for spec in one:1: loop:2:inject:loopback gbe:2:inject:1gbe; do
+  label=${spec%%:*}; rest=${spec#*:}; np=${rest%%:*}; emu=${rest#*:}
+  timeout -k 5 300 run/suite --results "$ERES" --label "$label" --np "$np" --profile tiny --apps himeno \
+    ${emu:+--emulate "$emu"} >"$OUT_FILE" 2>&1 </dev/null || not_ok "suite $label" "$(cat "$OUT_FILE")"
+done
+timeout 60 run/compare "$ERES/one" "$ERES/loop" "$ERES/gbe" --format json >"$OUT_FILE" 2>&1
+check "emulated 1gbe gives a lower percent of 2x than loopback ($(json "$OUT_FILE" '"%.1f%% vs %.1f%%" % (r["apps"]["himeno"]["labels"]["gbe"]["percent_of_2x"], r["apps"]["himeno"]["labels"]["loop"]["percent_of_2x"])'))" \
+  [ "$(json "$OUT_FILE" 'r["apps"]["himeno"]["labels"]["gbe"]["percent_of_2x"] < r["apps"]["himeno"]["labels"]["loop"]["percent_of_2x"]')" = true ]
+
+# predict: a synthetic case with a known answer. Compute 1.0 s, halo 0.2 s with
+# 1000 messages and 1e8 bytes per rank; on alpha = 100 us, beta = 1e8 B/s the
+# halo costs 0.1 + 1.0 = 1.1 s, so the loop takes 2.1 s instead of 1.2 s.
+python3 - "$TMPDIR_T" <<'PY'
+import json, sys
+d = sys.argv[1]
+base = {"schema": "fabricbench.run/1", "params": {}, "validation": {"status": "PASS", "checks": []}}
+pp = dict(base, app="pingpong", ranks=2, fom={"value": 1, "unit": "MB/s"}, phases={},
+          results={"fit": {"alpha_us": 100.0, "beta_mbs": 100.0}})
+app = dict(base, app="himeno", ranks=2, wall_s=1.2, fom={"value": 1200.0, "unit": "Mflop/s"},
+           phases={"compute": {"max": 1.0}, "halo": {"max": 0.2}},
+           comm={"halo": {"messages": 2000, "bytes": 2e8}})
+single = dict(app, ranks=1, fom={"value": 700.0, "unit": "Mflop/s"})
+for name, rec in (("pp", pp), ("app", app), ("single", single)):
+    open("%s/predict-%s.jsonl" % (d, name), "w").write(json.dumps(rec) + "\n")
+PY
+run/predict --pingpong "$TMPDIR_T/predict-pp.jsonl" --record "$TMPDIR_T/predict-app.jsonl" \
+  --baseline "$TMPDIR_T/predict-single.jsonl" --format json >"$OUT_FILE" 2>&1
+check "predict: 2.1 s loop, FOM 1200 x 1.2 / 2.1, percent of 2x from it" \
+  [ "$(json "$OUT_FILE" 'abs(r["prediction"]["loop_s_predicted"] - 2.1) < 1e-9 and abs(r["prediction"]["fom"] - 1200 * 1.2 / 2.1) < 1e-6 and abs(r["percent_of_2x_predicted"] - 100 * 1200 * 1.2 / 2.1 / 1400) < 1e-6')" = true ]
+run/predict --pingpong "$TMPDIR_T/predict-app.jsonl" --record "$TMPDIR_T/predict-app.jsonl" >"$OUT_FILE" 2>&1
+check "predict refuses a non-pingpong fabric record (exit $?)" grep -q 'not pingpong' "$OUT_FILE"
+
+# The network-namespace cluster, where this machine allows it.
+if ! "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
+  echo "# skipped: the namespace tests launch with Open MPI's rsh agent"
+elif [ "$(id -u)" -ne 0 ] || ! ip netns add fb-probe 2>/dev/null; then
+  echo "# skipped: network-namespace tests need root (CAP_NET_ADMIN)"
+  $EMU up >"$OUT_FILE" 2>&1; rc=$?
+  check "fabric-emu up without privilege: one line naming the injector, exit 2" \
+    sh -c "[ $rc -eq 2 ] && grep -q 'inject' '$OUT_FILE'"
+else
+  ip netns del fb-probe
+  $EMU up --profile 1gbe >"$OUT_FILE" 2>&1
+  check "fabric-emu up: two hosts with their addresses and a 1 Gbit/s tbf" \
+    sh -c "ip -n fb-h0 -4 addr show eth0 | grep -q 10.213.0.1/24 && ip -n fb-h1 -4 addr show eth0 | grep -q 10.213.0.2/24 && ip netns exec fb-h1 tc qdisc show dev eth0 | grep -q 'tbf.*rate 1Gbit'"
+  args=$($EMU mpirun-args)
+  rm -f "$REC"
+  # shellcheck disable=SC2086
+  timeout -k 5 120 "$MPIRUN" -np 2 $args himeno/bmt -s XS -n 100 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
+  check "himeno XS across the emulated hosts: PASS, same checksum, 2 nodes, bytes on eth0" \
+    [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["nodes"] == 2 and r["fabric"]["interfaces"]["h1"]["eth0"]["tx_bytes"] > 100000')" = true -a "$(json "$REC" 'r["results"]["checksum"]')" = "$plain" ]
+  rm -f "$REC"
+  # shellcheck disable=SC2086
+  timeout -k 5 120 "$MPIRUN" -np 2 $args -x LD_PRELOAD="$PWD/build/libfbinject.so" -x FB_INJECT_ALPHA_US=50 -x FB_INJECT_BETA_MBS=0 \
+    pingpong/pingpong --test latency -m 1:4M -i 20 -x 2 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
+  gbe=$(json "$REC" '"%.1f %.1f" % (r["results"]["latency"][0]["avg_us"], 4194304 / r["results"]["latency"][-1]["avg_us"])')
+  $EMU up --profile loopback >"$OUT_FILE" 2>&1
+  rm -f "$REC"
+  # shellcheck disable=SC2086
+  timeout -k 5 120 "$MPIRUN" -np 2 $args pingpong/pingpong --test latency -m 1:4M -i 20 -x 2 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
+  loop=$(json "$REC" '"%.1f %.1f" % (r["results"]["latency"][0]["avg_us"], 4194304 / r["results"]["latency"][-1]["avg_us"])')
+  check "emulated 1gbe: latency above loopback's, bandwidth capped near 125 MB/s (1gbe: $gbe, loopback: $loop us MB/s)" \
+    python3 -c "g=[float(x) for x in '$gbe'.split()]; l=[float(x) for x in '$loop'.split()]; exit(not (g[0] > l[0] and 80 < g[1] <= 135 and l[1] > 200))"
+  $EMU down
+  check "fabric-emu down leaves no namespace, veth or bridge" \
+    sh -c "! ip netns list | grep -q '^fb-' && ! ip link | grep -qE 'fb-(v|br)' && [ ! -e /run/fabricbench-emu ]"
+fi
