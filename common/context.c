@@ -127,6 +127,14 @@ void fb_stall_if_asked(const FbContext *ctx) {
   for (;;) sleep(1); /* a hung rank, for the --timeout tests */
 }
 
+/* One error line on stderr: "program: error: [rank R: ]message". */
+static void print_error(const FbContext *ctx, int with_rank, const char *msg) {
+  fflush(stdout);
+  if (with_rank) fprintf(stderr, "%s: error: rank %d: %s\n", ctx->program, ctx->rank, msg);
+  else fprintf(stderr, "%s: error: %s\n", ctx->program, msg);
+  fflush(stderr);
+}
+
 void fb_fail(FbContext *ctx, int code, const char *fmt, ...) {
   if (ctx->rank == 0) {
     char msg[FB_MSG_LEN];
@@ -134,9 +142,7 @@ void fb_fail(FbContext *ctx, int code, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fflush(stdout);
-    fprintf(stderr, "%s: error: %s\n", ctx->program, msg);
-    fflush(stderr);
+    print_error(ctx, 0, msg);
   }
   fb_finalize(ctx, code);
   abort(); /* not reached */
@@ -150,15 +156,7 @@ void fb_agree(FbContext *ctx, int local_code, const char *local_msg) {
   int max_code = worst[0];
   int first_rank = -worst[1];
   if (max_code == 0) return;
-  if (ctx->rank == first_rank) {
-    fflush(stdout);
-    if (ctx->size > 1)
-      fprintf(stderr, "%s: error: rank %d: %s\n", ctx->program, ctx->rank,
-              local_msg ? local_msg : "failed");
-    else
-      fprintf(stderr, "%s: error: %s\n", ctx->program, local_msg ? local_msg : "failed");
-    fflush(stderr);
-  }
+  if (ctx->rank == first_rank) print_error(ctx, ctx->size > 1, local_msg ? local_msg : "failed");
   fb_finalize(ctx, max_code);
 }
 
@@ -168,9 +166,7 @@ void fb_abort(FbContext *ctx, int code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fflush(stdout);
-  fprintf(stderr, "%s: error: rank %d: %s\n", ctx->program, ctx->rank, msg);
-  fflush(stderr);
+  print_error(ctx, 1, msg);
   MPI_Abort(ctx->comm, code);
   exit(code);
 }

@@ -253,20 +253,13 @@ static void update(FbContext *ctx, HplMatrix *m, const Panel *pn, long long c0, 
   fb_timer_stop(&ctx->timers, PH_UPDATE);
 }
 
-static void bcast_start(FbContext *ctx, HplMatrix *m, Panel *pn) {
+/* Runs one side of the panel broadcast, timed and counted. */
+static void bcast_step(FbContext *ctx, HplMatrix *m, Panel *pn,
+                       void (*step)(HplMatrix *, int, double *, int, MPI_Request *, int *)) {
   int root = hpl_owner(pn->jk, m->c.nb, m->c.q);
   fb_timer_start(&ctx->timers, PH_BCAST);
   int before = pn->nreq;
-  hpl_panel_bcast_start(m, root, pn->buf, pn->count, pn->req, &pn->nreq);
-  fb_timers_count(&ctx->timers, PH_BCAST, pn->nreq - before, 8LL * pn->count * (pn->nreq - before));
-  fb_timer_stop(&ctx->timers, PH_BCAST);
-}
-
-static void bcast_finish(FbContext *ctx, HplMatrix *m, Panel *pn) {
-  int root = hpl_owner(pn->jk, m->c.nb, m->c.q);
-  fb_timer_start(&ctx->timers, PH_BCAST);
-  int before = pn->nreq;
-  hpl_panel_bcast_finish(m, root, pn->buf, pn->count, pn->req, &pn->nreq);
+  step(m, root, pn->buf, pn->count, pn->req, &pn->nreq);
   fb_timers_count(&ctx->timers, PH_BCAST, pn->nreq - before, 8LL * pn->count * (pn->nreq - before));
   fb_timer_stop(&ctx->timers, PH_BCAST);
 }
@@ -284,10 +277,10 @@ int hpl_factor(FbContext *ctx, HplMatrix *m) {
   panel_describe(m, cur, 0);
   if (m->mycol == hpl_owner(0, c->nb, c->q)) {
     singular |= factor_panel(ctx, m, cur);
-    bcast_start(ctx, m, cur);
+    bcast_step(ctx, m, cur, hpl_panel_bcast_start);
   }
   for (long long k = 0; k < nblk; k++) {
-    bcast_finish(ctx, m, cur);
+    bcast_step(ctx, m, cur, hpl_panel_bcast_finish);
     long long first = hpl_numroc(cur->jk + cur->jb, c->nb, m->mycol, c->q);
     int next_owner = k + 1 < nblk ? hpl_owner((k + 1) * c->nb, c->nb, c->q) : -1;
     if (m->mycol == next_owner) {
@@ -296,7 +289,7 @@ int hpl_factor(FbContext *ctx, HplMatrix *m) {
       update(ctx, m, cur, first, first + jb_next);
       panel_describe(m, next, k + 1);
       singular |= factor_panel(ctx, m, next);
-      bcast_start(ctx, m, next);
+      bcast_step(ctx, m, next, hpl_panel_bcast_start);
       update(ctx, m, cur, first + jb_next, m->nloc);
     } else {
       update(ctx, m, cur, first, m->nloc);

@@ -12,7 +12,7 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 # MPI library's own leaks can be suppressed by library name (tests/lsan.supp),
 # and Open MPI keeps its components loaded so their names stay known.
 export OMPI_MCA_mca_base_component_disable_dlclose=1
-export ASAN_OPTIONS=${ASAN_OPTIONS:-fast_unwind_on_malloc=0:malloc_context_size=40}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-fast_unwind_on_malloc=0:malloc_context_size=40:verify_asan_link_order=0}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0:malloc_context_size=40}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 

@@ -6,13 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   char path[64];
-  snprintf(path, sizeof path, "/tmp/fb_fuzz_deck_%d.ini", (int)getpid());
-  FILE *f = fopen(path, "wb");
-  if (!f) return 0;
-  fwrite(data, 1, size, f);
-  fclose(f);
+  if (fuzz_write_file("deck", data, size, path, sizeof path)) return 0;
   long long steps = 0;
   double dt = 0;
   char name[FB_DECK_STR] = "";

@@ -6,13 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   char path[64];
-  snprintf(path, sizeof path, "/tmp/fb_fuzz_hpl_%d.dat", (int)getpid());
-  FILE *f = fopen(path, "wb");
-  if (!f) return 0;
-  fwrite(data, 1, size, f);
-  fclose(f);
+  if (fuzz_write_file("hpldat", data, size, path, sizeof path)) return 0;
   static HplConfig cfg;
   char err[FB_MSG_LEN] = "", notes[FB_MSG_LEN];
   int rc = hpl_read_dat(path, &cfg, err, sizeof err, notes, sizeof notes);
