@@ -59,3 +59,11 @@ bad_dat "with a word for Ns" '6s/.*/abc Ns/' 'bad.dat:6: expected 2 Ns'
 bad_dat "with 0 NBs" '7s/^2 /0 /' 'bad.dat:7: the number of NBs must be 1 to 20'
 bad_dat "truncated" '15,$d' 'bad.dat:15: file ends before the BCASTs lines'
 bad_dat "with a negative N" '6s/150/-150/' 'bad.dat:6: Ns value -150 is below 1'
+
+rm -f "$REC"
+mpi 2 $HPL --mem-fraction 0.0002 -b 32 --json "$REC"
+check "hpl --mem-fraction picks N from memory, a multiple of NB: PASS (N=$(json "$REC" 'r["params"]["N"]' 2>/dev/null))" \
+  [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["N"] % 32 == 0 and r["params"]["N"] >= 32')" = true ]
+mpi 1 $HPL -N 203 -b 16 --seed 7 --json "$REC"
+check "hpl --seed gives another system (x sum differs from seed 42's)" \
+  [ "$(json "$REC" "r['validation']['status'] == 'PASS' and abs(r['results']['x_sum'] - $reference_x) > 1e-6")" = true ]

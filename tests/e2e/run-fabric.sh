@@ -36,9 +36,10 @@ timeout 60 run/compare "$ERES/one" "$ERES/loop" "$ERES/gbe" --format json >"$OUT
 check "emulated 1gbe gives a lower percent of 2x than loopback ($(json "$OUT_FILE" '"%.1f%% vs %.1f%%" % (r["apps"]["himeno"]["labels"]["gbe"]["percent_of_2x"], r["apps"]["himeno"]["labels"]["loop"]["percent_of_2x"])'))" \
   [ "$(json "$OUT_FILE" 'r["apps"]["himeno"]["labels"]["gbe"]["percent_of_2x"] < r["apps"]["himeno"]["labels"]["loop"]["percent_of_2x"]')" = true ]
 
-# predict: a synthetic case with a known answer. Compute 1.0 s, halo 0.2 s with
-# 1000 messages and 1e8 bytes per rank; on alpha = 100 us, beta = 1e8 B/s the
-# halo costs 0.1 + 1.0 = 1.1 s, so the loop takes 2.1 s instead of 1.2 s.
+# predict: a synthetic case with a known answer. Loop 1.2 s, halo 0.2 s on
+# the slowest rank and 0.1 s on the fastest (the transfer), 1000 messages and
+# 1e8 bytes per rank; on alpha = 100 us, beta = 1e8 B/s the transfer costs
+# 0.1 + 1.0 = 1.1 s, so the loop takes 1.2 - 0.1 + 1.1 = 2.2 s.
 python3 - "$TMPDIR_T" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -46,7 +47,7 @@ base = {"schema": "fabricbench.run/1", "params": {}, "validation": {"status": "P
 pp = dict(base, app="pingpong", ranks=2, fom={"value": 1, "unit": "MB/s"}, phases={},
           results={"fit": {"alpha_us": 100.0, "beta_mbs": 100.0}})
 app = dict(base, app="himeno", ranks=2, wall_s=1.2, fom={"value": 1200.0, "unit": "Mflop/s"},
-           phases={"compute": {"max": 1.0}, "halo": {"max": 0.2}},
+           phases={"compute": {"max": 1.0, "min": 0.9}, "halo": {"max": 0.2, "min": 0.1}},
            comm={"halo": {"messages": 2000, "bytes": 2e8}})
 single = dict(app, ranks=1, fom={"value": 700.0, "unit": "Mflop/s"})
 for name, rec in (("pp", pp), ("app", app), ("single", single)):
@@ -54,8 +55,12 @@ for name, rec in (("pp", pp), ("app", app), ("single", single)):
 PY
 run/predict --pingpong "$TMPDIR_T/predict-pp.jsonl" --record "$TMPDIR_T/predict-app.jsonl" \
   --baseline "$TMPDIR_T/predict-single.jsonl" --format json >"$OUT_FILE" 2>&1
-check "predict: 2.1 s loop, FOM 1200 x 1.2 / 2.1, percent of 2x from it" \
-  [ "$(json "$OUT_FILE" 'abs(r["prediction"]["loop_s_predicted"] - 2.1) < 1e-9 and abs(r["prediction"]["fom"] - 1200 * 1.2 / 2.1) < 1e-6 and abs(r["percent_of_2x_predicted"] - 100 * 1200 * 1.2 / 2.1 / 1400) < 1e-6')" = true ]
+check "predict: 2.2 s loop, FOM 1200 x 1.2 / 2.2, percent of 2x from it" \
+  [ "$(json "$OUT_FILE" 'abs(r["prediction"]["loop_s_predicted"] - 2.2) < 1e-9 and abs(r["prediction"]["fom"] - 1200 * 1.2 / 2.2) < 1e-6 and abs(r["percent_of_2x_predicted"] - 100 * 1200 * 1.2 / 2.2 / 1400) < 1e-6')" = true ]
+run/predict --pingpong "$TMPDIR_T/predict-pp.jsonl" --record "$TMPDIR_T/predict-app.jsonl" \
+  --baseline "$TMPDIR_T/predict-single.jsonl" --measured "$TMPDIR_T/predict-app.jsonl" --format json >"$OUT_FILE" 2>&1
+check "predict --measured puts the measurement beside the prediction" \
+  [ "$(json "$OUT_FILE" 'r["measured_fom"] == 1200 and abs(r["percent_of_2x_measured"] - 100 * 1200 / 1400) < 1e-9')" = true ]
 run/predict --pingpong "$TMPDIR_T/predict-app.jsonl" --record "$TMPDIR_T/predict-app.jsonl" >"$OUT_FILE" 2>&1
 check "predict refuses a non-pingpong fabric record (exit $?)" grep -q 'not pingpong' "$OUT_FILE"
 
@@ -90,6 +95,9 @@ else
   loop=$(json "$REC" '"%.1f %.1f" % (r["results"]["latency"][0]["avg_us"], 4194304 / r["results"]["latency"][-1]["avg_us"])')
   check "emulated 1gbe: latency above loopback's, bandwidth capped near 125 MB/s (1gbe: $gbe, loopback: $loop us MB/s)" \
     python3 -c "g=[float(x) for x in '$gbe'.split()]; l=[float(x) for x in '$loop'.split()]; exit(not (g[0] > l[0] and 80 < g[1] <= 135 and l[1] > 200))"
+  $EMU up --hosts 3 --slots 2 --rate 500 --delay 0 >"$OUT_FILE" 2>&1
+  check "fabric-emu up --hosts 3 --slots 2 --rate 500: three hosts, 500 Mbit/s, two slots each" \
+    sh -c "[ \$($EMU status | grep -c '^fb-h') -eq 3 ] && ip netns exec fb-h2 tc qdisc show dev eth0 | grep -q 'rate 500Mbit' && grep -q 'h2 slots=2' /run/fabricbench-emu/hostfile"
   $EMU down
   check "fabric-emu down leaves no namespace, veth or bridge" \
     sh -c "! ip netns list | grep -q '^fb-' && ! ip link | grep -qE 'fb-(v|br)' && [ ! -e /run/fabricbench-emu ]"
