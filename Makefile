@@ -11,7 +11,7 @@ app_bin = $(word 2,$(subst :, ,$(1)))
 PRESENT := $(foreach a,$(APPS),$(if $(wildcard $(call app_dir,$(a))/main.c),$(a)))
 BINS := $(foreach a,$(PRESENT),$(call app_dir,$(a))/$(call app_bin,$(a)))
 
-ALL_CFLAGS = $(CFLAGS) $(WARN_FLAGS) $(OPENMP_FLAGS) $(SAN_FLAGS) -I common -I $(BUILD) -MMD -MP
+ALL_CFLAGS = $(CFLAGS) $(WARN_FLAGS) $(MPI_WARN_FLAGS) $(OPENMP_FLAGS) $(SAN_FLAGS) -I common -I $(BUILD) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(OPENMP_FLAGS) $(SAN_FLAGS)
 
 COMMON_SRC := $(wildcard common/*.c)
@@ -19,7 +19,7 @@ COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libfabricbench.a
 COMMON_LIBS = $(INIH_LIBS) -lm -lpthread
 
-.PHONY: all check clean quickstart memcheck fuzzers FORCE
+.PHONY: all check clean quickstart memcheck fuzzers print-cflags FORCE
 all: $(BINS)
 
 # Build info (compiler, flags, git revision, version) generated at build time;
@@ -92,5 +92,8 @@ memcheck: all
 
 clean:
 	rm -rf $(BUILD) $(BINS)
+
+print-cflags:  # for run/ scripts that build a peer with the same flags
+	@echo $(CFLAGS)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

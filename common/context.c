@@ -7,6 +7,7 @@
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,52 @@ typedef struct {
   double timeout_s;
   FbContext *ctx;
 } FbWatchdog;
+
+/* SIGINT/SIGTERM: one line naming the rank and the phase, then exit 128 + the
+ * signal, so every launcher reports the job as interrupted. Only
+ * async-signal-safe calls; the context is published for the handler. */
+static FbContext *signal_ctx;
+/* Set once the run has decided how it ends: a signal then (the launcher
+ * taking the job down after another rank's exit) ends it quietly with that
+ * status rather than as an interruption. */
+static volatile sig_atomic_t finishing_status = -1;
+
+static size_t put_text(char *buf, size_t at, size_t cap, const char *s) {
+  while (*s && at + 1 < cap) buf[at++] = *s++;
+  return at;
+}
+
+static size_t put_int(char *buf, size_t at, size_t cap, int v) {
+  char digits[16];
+  int n = 0;
+  unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+  do digits[n++] = (char)('0' + u % 10); while ((u /= 10) && n < 15);
+  if (v < 0 && at + 1 < cap) buf[at++] = '-';
+  while (n > 0 && at + 1 < cap) buf[at++] = digits[--n];
+  return at;
+}
+
+static void on_signal(int sig) {
+  if (finishing_status >= 0) _exit(finishing_status);
+  char line[256];
+  size_t n = 0;
+  const FbContext *ctx = signal_ctx;
+  if (ctx) {
+    int phase = ctx->timers.current;
+    n = put_text(line, n, sizeof line, ctx->program);
+    n = put_text(line, n, sizeof line, ": error: rank ");
+    n = put_int(line, n, sizeof line, ctx->rank);
+    n = put_text(line, n, sizeof line, ": interrupted by signal ");
+    n = put_int(line, n, sizeof line, sig);
+    n = put_text(line, n, sizeof line, " in phase '");
+    n = put_text(line, n, sizeof line,
+                 phase >= 0 && phase < ctx->timers.count ? ctx->timers.names[phase] : "setup");
+    n = put_text(line, n, sizeof line, "'\n");
+    ssize_t ignored = write(STDERR_FILENO, line, n);
+    (void)ignored;
+  }
+  _exit(128 + sig);
+}
 
 void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app) {
   memset(ctx, 0, sizeof *ctx);
@@ -51,6 +98,9 @@ void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app) {
   strftime(ctx->started_utc, sizeof ctx->started_utc, "%Y-%m-%dT%H:%M:%SZ", &tm_utc);
   ctx->started_wall = MPI_Wtime();
   ctx->stall_rank = fb_test_hook("stall") ? ctx->size - 1 : -1;
+  signal_ctx = ctx;
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
   ctx->env_start = fb_env_snapshot();
 }
 
@@ -67,6 +117,7 @@ static void watchdog_stop(FbContext *ctx) {
 }
 
 void fb_finalize(FbContext *ctx, int status) {
+  finishing_status = status;
   watchdog_stop(ctx);
   fflush(stdout);
   fflush(stderr);

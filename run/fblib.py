@@ -213,9 +213,10 @@ EMULATION = {"loopback": (0, 0), "1gbe": (1000, 50), "10gbe": (10000, 10), "25gb
 PAYLOAD = 0.936
 
 
-def mpi_flavour():
+def mpi_flavour(launcher="mpirun"):
     try:
-        out = subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout
+        out = subprocess.run([launcher.split()[0], "--version"], capture_output=True,
+                             text=True).stdout
     except OSError:
         return "unknown"
     return "openmpi" if "Open MPI" in out or "OpenRTE" in out else "mpich"
@@ -273,7 +274,7 @@ class Emulation:
         if env:
             env["FB_INJECT_RANKS_PER_NODE"] = self.rpn
             env["LD_PRELOAD"] = lib
-        openmpi = mpi_flavour() == "openmpi"
+        openmpi = mpi_flavour(template) == "openmpi"
         flags = " ".join(("-x %s=%s" if openmpi else "-genv %s %s") % (k, v) for k, v in env.items())
         extra = ""
         if self.netns:

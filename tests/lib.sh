@@ -4,6 +4,7 @@
 PASSED=0
 FAILED=0
 MPIRUN=${MPIRUN:-mpirun}
+export FB_LAUNCHER="$MPIRUN -np {np}"  # the run/ tools launch with the same MPI
 # Open MPI: allow root and more ranks than cores; ignored by MPICH.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
