@@ -28,8 +28,7 @@ static double *panel_piv(const Panel *pn) { return panel_l11(pn) + (long long)pn
 
 static void panel_describe(const HplMatrix *m, Panel *pn, long long k) {
   const HplCase *c = &m->c;
-  MPI_Waitall(pn->nreq, pn->req, MPI_STATUSES_IGNORE); /* the buffer is free again */
-  pn->nreq = 0;
+  hpl_wait_all(pn->req, &pn->nreq); /* the buffer is free again */
   pn->k = k;
   pn->jk = k * c->nb;
   pn->jb = (int)(c->n - pn->jk < c->nb ? c->n - pn->jk : c->nb);
@@ -53,8 +52,7 @@ static void swap_rows(HplMatrix *m, long long r1, long long r2, long long c0, in
     int other = o1 == m->myrow ? o2 : o1;
     double *row = m->a + hpl_local_index(mine, c->nb, c->p) + c0 * m->lda;
     for (int j = 0; j < nc; j++) tmp[j] = row[j * m->lda];
-    MPI_Sendrecv_replace(tmp, nc, MPI_DOUBLE, other, 7, other, 7, m->col_comm,
-                         MPI_STATUS_IGNORE);
+    hpl_col_exchange(m, tmp, nc, other);
     for (int j = 0; j < nc; j++) row[j * m->lda] = tmp[j];
   }
 }
@@ -69,14 +67,14 @@ static int factor_distributed(HplMatrix *m, Panel *pn) {
     long long gj = pn->jk + j;
     double *col = m->a + (lc0 + j) * m->lda;
     long long first = hpl_numroc(gj, c->nb, m->myrow, c->p); /* local rows >= gj */
-    struct { double v; int i; } best = {-1.0, 0}, all;
+    double best = -1.0;
+    long long best_row = 0;
     for (long long li = first; li < m->mloc; li++)
-      if (fabs(col[li]) > best.v) {
-        best.v = fabs(col[li]);
-        best.i = (int)hpl_global_index(li, c->nb, m->myrow, c->p);
+      if (fabs(col[li]) > best) {
+        best = fabs(col[li]);
+        best_row = hpl_global_index(li, c->nb, m->myrow, c->p);
       }
-    MPI_Allreduce(&best, &all, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->col_comm);
-    long long gp = all.i;
+    long long gp = hpl_col_pivot(m, best, best_row);
     m->piv[j] = gp;
     swap_rows(m, gj, gp, lc0, pn->jb);
     int owner = hpl_owner(gj, c->nb, c->p);
@@ -84,7 +82,7 @@ static int factor_distributed(HplMatrix *m, Panel *pn) {
       double *row = m->a + hpl_local_index(gj, c->nb, c->p) + lc0 * m->lda;
       for (int jj = 0; jj < pn->jb; jj++) rowbuf[jj] = row[jj * m->lda];
     }
-    MPI_Bcast(rowbuf, pn->jb, MPI_DOUBLE, owner, m->col_comm);
+    hpl_col_bcast(m, rowbuf, pn->jb, owner);
     double pivot = rowbuf[j];
     if (pivot == 0.0) {
       singular = 1;
@@ -126,7 +124,7 @@ static int factor_panel(FbContext *ctx, HplMatrix *m, Panel *pn) {
     for (int j = 0; j < pn->jb; j++)
       memcpy(l11 + (long long)j * pn->jb, top + j * m->lda, (size_t)pn->jb * sizeof(double));
   if (c->p > 1) {
-    MPI_Bcast(l11, pn->jb * pn->jb, MPI_DOUBLE, diag_row, m->col_comm);
+    hpl_col_bcast(m, l11, pn->jb * pn->jb, diag_row);
     fb_timers_count(&ctx->timers, PH_PANEL, 3LL * pn->jb, 8LL * pn->jb * (pn->jb + 2));
   }
   for (int j = 0; j < pn->jb; j++) panel_piv(pn)[j] = (double)m->piv[j];
@@ -199,7 +197,7 @@ static void swap_and_u_distributed(FbContext *ctx, HplMatrix *m, const Panel *pn
     for (int j = 0; j < nc; j++) send[(long long)ns * nc + j] = row[j * m->lda];
     ns++;
   }
-  MPI_Allgatherv(send, ns * nc, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, m->col_comm);
+  hpl_col_allgatherv(m, send, ns * nc, recv, counts, displs);
   fb_timers_count(&ctx->timers, PH_SWAP, c->p - 1, 8LL * (n_order - ns) * nc);
   for (int j = 0; j < pn->jb; j++) {
     int s = 0;
@@ -299,9 +297,7 @@ int hpl_factor(FbContext *ctx, HplMatrix *m) {
     cur = next;
     next = t;
   }
-  MPI_Waitall(cur->nreq, cur->req, MPI_STATUSES_IGNORE);
-  MPI_Waitall(next->nreq, next->req, MPI_STATUSES_IGNORE);
-  int any = 0;
-  MPI_Allreduce(&singular, &any, 1, MPI_INT, MPI_MAX, m->grid);
-  return any;
+  hpl_wait_all(cur->req, &cur->nreq);
+  hpl_wait_all(next->req, &next->nreq);
+  return hpl_grid_any(m, singular);
 }

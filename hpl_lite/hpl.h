@@ -66,6 +66,19 @@ void hpl_panel_bcast_start(HplMatrix *m, int root_col, double *buf, int count, M
                            int *nreq);
 void hpl_panel_bcast_finish(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
                             int *nreq);
+void hpl_wait_all(MPI_Request *req, int *nreq);
+void hpl_col_exchange(HplMatrix *m, double *buf, int n, int other_row);
+/* MPI_MAXLOC over the process column: the global row of the largest |value|. */
+long long hpl_col_pivot(HplMatrix *m, double local_abs, long long local_row);
+void hpl_col_bcast(HplMatrix *m, double *buf, int n, int root_row);
+void hpl_col_allgatherv(HplMatrix *m, const double *send, int n, double *recv,
+                        const int *counts, const int *displs);
+void hpl_row_send(HplMatrix *m, const double *buf, int n, int col, int tag);
+void hpl_row_recv(HplMatrix *m, double *buf, int n, int col, int tag);
+void hpl_row_sum(HplMatrix *m, double *buf, int n);
+void hpl_grid_bcast(HplMatrix *m, double *buf, int n, int root_rank);
+void hpl_grid_max(HplMatrix *m, double *buf, int n);
+int hpl_grid_any(HplMatrix *m, int flag);  /* 1 if flag is set on any rank */
 /* solve.c */
 void hpl_solve(FbContext *ctx, HplMatrix *m);
 /* validate.c */

@@ -1,7 +1,9 @@
-/* hpl_comm.c: hpl_lite's own communication: the panel broadcast along a
+/* hpl_comm.c: all of hpl_lite's communication. The panel broadcast along a
  * process row, as an increasing ring (each process forwards to the next) or a
  * binomial tree, with non-blocking sends so the sender goes on computing
- * (the look-ahead needs that). */
+ * (the look-ahead needs that); then the pivot search, row exchanges, U
+ * gather and back-solve messages, wrapped so that every MPI call site of the
+ * app is in this file. */
 #include "hpl.h"
 
 static int panel_tag(void) { return 4242; }
@@ -57,4 +59,57 @@ void hpl_panel_bcast_finish(HplMatrix *m, int root_col, double *buf, int count, 
   MPI_Recv(buf, count, MPI_DOUBLE, absolute(m, root_col, r - mask), panel_tag(), m->row_comm,
            MPI_STATUS_IGNORE);
   send_children(m, root_col, buf, count, req, nreq, mask >> 1);
+}
+
+/* ---- the rest of hpl_lite's MPI traffic, so every call site is here ---- */
+
+void hpl_wait_all(MPI_Request *req, int *nreq) {
+  MPI_Waitall(*nreq, req, MPI_STATUSES_IGNORE);
+  *nreq = 0;
+}
+
+void hpl_col_exchange(HplMatrix *m, double *buf, int n, int other_row) {
+  MPI_Sendrecv_replace(buf, n, MPI_DOUBLE, other_row, 7, other_row, 7, m->col_comm,
+                       MPI_STATUS_IGNORE);
+}
+
+long long hpl_col_pivot(HplMatrix *m, double local_abs, long long local_row) {
+  struct { double v; int i; } mine = {local_abs, (int)local_row}, best;
+  MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->col_comm);
+  return best.i;
+}
+
+void hpl_col_bcast(HplMatrix *m, double *buf, int n, int root_row) {
+  MPI_Bcast(buf, n, MPI_DOUBLE, root_row, m->col_comm);
+}
+
+void hpl_col_allgatherv(HplMatrix *m, const double *send, int n, double *recv,
+                        const int *counts, const int *displs) {
+  MPI_Allgatherv(send, n, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, m->col_comm);
+}
+
+void hpl_row_send(HplMatrix *m, const double *buf, int n, int col, int tag) {
+  MPI_Send(buf, n, MPI_DOUBLE, col, tag, m->row_comm);
+}
+
+void hpl_row_recv(HplMatrix *m, double *buf, int n, int col, int tag) {
+  MPI_Recv(buf, n, MPI_DOUBLE, col, tag, m->row_comm, MPI_STATUS_IGNORE);
+}
+
+void hpl_row_sum(HplMatrix *m, double *buf, int n) {
+  MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_DOUBLE, MPI_SUM, m->row_comm);
+}
+
+void hpl_grid_bcast(HplMatrix *m, double *buf, int n, int root_rank) {
+  MPI_Bcast(buf, n, MPI_DOUBLE, root_rank, m->grid);
+}
+
+void hpl_grid_max(HplMatrix *m, double *buf, int n) {
+  MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_DOUBLE, MPI_MAX, m->grid);
+}
+
+int hpl_grid_any(HplMatrix *m, int flag) {
+  int any = 0;
+  MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, m->grid);
+  return any;
 }

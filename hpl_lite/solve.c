@@ -16,9 +16,7 @@ void hpl_solve(FbContext *ctx, HplMatrix *m) {
   int ycol = hpl_owner(c->n, c->nb, c->q); /* the process column holding b */
   double *y = m->mycol == ycol ? m->a + hpl_numroc(c->n, c->nb, m->mycol, c->q) * m->lda : NULL;
   double *xk = malloc((size_t)(c->nb + m->mloc + 1) * sizeof(double));
-  int ok = xk != NULL, all_ok;
-  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->grid);
-  if (!all_ok) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the solve");
+  if (hpl_grid_any(m, xk == NULL)) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the solve");
   double *t = xk + c->nb;
   long long messages = 0, bytes = 0;
   memset(m->x, 0, (size_t)c->n * sizeof(double));
@@ -30,8 +28,8 @@ void hpl_solve(FbContext *ctx, HplMatrix *m) {
     if (m->myrow == prow) {
       if (m->mycol == ycol) memcpy(xk, y + lr0, (size_t)jb * sizeof(double));
       if (ycol != pcol) {
-        if (m->mycol == ycol) MPI_Send(xk, jb, MPI_DOUBLE, pcol, 11, m->row_comm), messages++, bytes += 8LL * jb;
-        if (m->mycol == pcol) MPI_Recv(xk, jb, MPI_DOUBLE, ycol, 11, m->row_comm, MPI_STATUS_IGNORE);
+        if (m->mycol == ycol) hpl_row_send(m, xk, jb, pcol, 11), messages++, bytes += 8LL * jb;
+        if (m->mycol == pcol) hpl_row_recv(m, xk, jb, ycol, 11);
       }
       if (m->mycol == pcol) {
         long long lc0 = hpl_numroc(jk, c->nb, m->mycol, c->q);
@@ -39,7 +37,7 @@ void hpl_solve(FbContext *ctx, HplMatrix *m) {
                     m->a + lr0 + lc0 * m->lda, (int)m->lda, xk, 1);
       }
     }
-    MPI_Bcast(xk, jb, MPI_DOUBLE, prow * c->q + pcol, m->grid);
+    hpl_grid_bcast(m, xk, jb, prow * c->q + pcol);
     messages++, bytes += 8LL * jb;
     memcpy(m->x + jk, xk, (size_t)jb * sizeof(double));
     /* y(rows above block k) -= U(rows above, block k) x_k */
@@ -49,10 +47,10 @@ void hpl_solve(FbContext *ctx, HplMatrix *m) {
       long long lc0 = hpl_numroc(jk, c->nb, m->mycol, c->q);
       cblas_dgemv(CblasColMajor, CblasNoTrans, (int)above, jb, 1.0, m->a + lc0 * m->lda,
                   (int)m->lda, xk, 1, 0.0, t, 1);
-      if (pcol != ycol) MPI_Send(t, (int)above, MPI_DOUBLE, ycol, 12, m->row_comm), messages++, bytes += 8 * above;
+      if (pcol != ycol) hpl_row_send(m, t, (int)above, ycol, 12), messages++, bytes += 8 * above;
     }
     if (m->mycol == ycol) {
-      if (pcol != ycol) MPI_Recv(t, (int)above, MPI_DOUBLE, pcol, 12, m->row_comm, MPI_STATUS_IGNORE);
+      if (pcol != ycol) hpl_row_recv(m, t, (int)above, pcol, 12);
       for (long long i = 0; i < above; i++) y[i] -= t[i];
     }
   }

@@ -15,9 +15,8 @@ void hpl_check(FbContext *ctx, HplMatrix *m, unsigned long long seed, HplOutcome
   fb_timer_start(&ctx->timers, PH_CHECK);
   double *ax = calloc((size_t)(m->mloc > 0 ? m->mloc : 1) * 2, sizeof(double));
   double *rowabs = ax + (m->mloc > 0 ? m->mloc : 1);
-  int ok = ax != NULL, all_ok;
-  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->grid);
-  if (!all_ok) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the residual check");
+  if (hpl_grid_any(m, ax == NULL))
+    fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the residual check");
   long long ncols = hpl_numroc(c->n, c->nb, m->mycol, c->q); /* columns of A, not b */
 #pragma omp parallel for schedule(static)
   for (long long li = 0; li < m->mloc; li++) {
@@ -32,8 +31,7 @@ void hpl_check(FbContext *ctx, HplMatrix *m, unsigned long long seed, HplOutcome
     ax[li] = s;
     rowabs[li] = a_abs;
   }
-  MPI_Allreduce(MPI_IN_PLACE, ax, (int)(2 * (m->mloc > 0 ? m->mloc : 1)), MPI_DOUBLE, MPI_SUM,
-                m->row_comm);
+  hpl_row_sum(m, ax, (int)(2 * (m->mloc > 0 ? m->mloc : 1)));
   double norms[3] = {0.0, 0.0, 0.0}; /* ||Ax-b||, ||A||, ||b|| over my rows */
   for (long long li = 0; li < m->mloc; li++) {
     double b = hpl_entry(seed, hpl_global_index(li, c->nb, m->myrow, c->p), c->n);
@@ -41,7 +39,7 @@ void hpl_check(FbContext *ctx, HplMatrix *m, unsigned long long seed, HplOutcome
     norms[1] = fmax(norms[1], rowabs[li]);
     norms[2] = fmax(norms[2], fabs(b));
   }
-  MPI_Allreduce(MPI_IN_PLACE, norms, 3, MPI_DOUBLE, MPI_MAX, m->grid);
+  hpl_grid_max(m, norms, 3);
   double xnorm = 0.0, xsum = 0.0;
   for (long long i = 0; i < c->n; i++) {
     xnorm = fmax(xnorm, fabs(m->x[i]));
