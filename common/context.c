@@ -255,8 +255,7 @@ size_t fb_mem_available(void) {
 }
 
 void fb_check_memory(FbContext *ctx, size_t need_bytes, const char *what) {
-  MPI_Comm node;
-  MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node);
+  MPI_Comm node = fb_node_comm(ctx);
   int node_rank;
   MPI_Comm_rank(node, &node_rank);
   double need = (double)need_bytes, node_need = 0.0;

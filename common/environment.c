@@ -109,11 +109,8 @@ static void net_delta_json(const NetCounters *before, char *buf, size_t len) {
 
 static void write_fabric(FbContext *ctx, FbJson *j, const char *const *all_info) {
   /* Node leaders report their interface deltas. */
-  MPI_Comm node;
-  MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node);
-  int node_rank;
-  MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_free(&node);
+  int node_rank, node_size;
+  fb_node_position(ctx, &node_rank, &node_size);
   char mine[INFO_LEN * 4] = "";
   if (node_rank == 0) net_delta_json(ctx->env_start, mine, sizeof mine);
   char *all = ctx->rank == 0 ? malloc((size_t)ctx->size * sizeof mine) : NULL;

@@ -302,8 +302,14 @@ int fb_fit_alpha_beta(const double *bytes, const double *seconds, int n, double 
 /* Node layout: node_of_rank[r] (size entries) numbers the distinct hosts in
  * rank order; collective. Returns 0 or 3 (no memory). */
 int fb_node_layout(FbContext *ctx, int *node_of_rank, int *n_nodes);
-/* Ranks sharing this rank's node (shared-memory domain); collective. */
+/* The ranks sharing this rank's node (shared-memory domain), as a new
+ * communicator the caller frees; collective. */
+MPI_Comm fb_node_comm(const FbContext *ctx);
+/* This rank's place on its node and the node's rank count; collective. */
+void fb_node_position(const FbContext *ctx, int *node_rank, int *node_size);
 int fb_ranks_on_my_node(FbContext *ctx);
+/* Available memory summed over the job's nodes (bytes); collective. */
+double fb_nodes_mem_available(FbContext *ctx);
 /* Size in bytes of the largest CPU cache this process can see, 0 if unknown. */
 size_t fb_last_level_cache(void);
 

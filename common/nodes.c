@@ -31,11 +31,29 @@ int fb_node_layout(FbContext *ctx, int *node_of_rank, int *n_nodes) {
   return 0;
 }
 
-int fb_ranks_on_my_node(FbContext *ctx) {
+MPI_Comm fb_node_comm(const FbContext *ctx) {
   MPI_Comm node;
   MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node);
-  int n;
-  MPI_Comm_size(node, &n);
+  return node;
+}
+
+void fb_node_position(const FbContext *ctx, int *node_rank, int *node_size) {
+  MPI_Comm node = fb_node_comm(ctx);
+  MPI_Comm_rank(node, node_rank);
+  MPI_Comm_size(node, node_size);
   MPI_Comm_free(&node);
-  return n;
+}
+
+int fb_ranks_on_my_node(FbContext *ctx) {
+  int rank, size;
+  fb_node_position(ctx, &rank, &size);
+  return size;
+}
+
+double fb_nodes_mem_available(FbContext *ctx) {
+  int rank, size;
+  fb_node_position(ctx, &rank, &size);
+  double mine = rank == 0 ? (double)fb_mem_available() : 0.0, total = 0.0;
+  MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, ctx->comm);
+  return total;
 }

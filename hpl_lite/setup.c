@@ -190,14 +190,7 @@ void hpl_parse(FbContext *ctx, HplConfig *cfg, int argc, char **argv) {
     long long n = cfg->n_opt ? cfg->n_opt : 2000;
     if (cfg->mem_fraction > 0) {
       if (cfg->n_opt) fb_fail(ctx, FB_EXIT_USAGE, "give -N or --mem-fraction, not both");
-      double avail = (double)fb_mem_available(), total = 0.0;
-      int node_rank;
-      MPI_Comm node;
-      MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node);
-      MPI_Comm_rank(node, &node_rank);
-      MPI_Comm_free(&node);
-      double mine = node_rank == 0 ? avail : 0.0;
-      MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, ctx->comm);
+      double total = fb_nodes_mem_available(ctx);
       n = (long long)sqrt(cfg->mem_fraction * total / sizeof(double));
       n = n / cfg->nb_opt * cfg->nb_opt;
       if (n < cfg->nb_opt) n = cfg->nb_opt;

@@ -84,3 +84,9 @@ run/suite --label x --apps foo >"$OUT_FILE" 2>&1; rc=$?
 check "suite --apps foo: exit 2" [ $rc -eq 2 ]
 run/scaling --app himeno --np 1,x >"$OUT_FILE" 2>&1; rc=$?
 check "scaling --np 1,x: exit 2" [ $rc -eq 2 ]
+run/suite --label x --np 2 --emulate 1gbe --emulate-nodes 3 >"$OUT_FILE" 2>&1; rc=$?
+check "suite --emulate-nodes 3 with --np 2: one line, exit 2" sh -c "[ $rc -eq 2 ] && grep -q 'does not split over 3 nodes' '$OUT_FILE'"
+run/suite --label x --np 2 --emulate 40gbe >"$OUT_FILE" 2>&1; rc=$?
+check "suite --emulate 40gbe: exit 2 naming the profiles" sh -c "[ $rc -eq 2 ] && grep -q 'not loopback, 1gbe' '$OUT_FILE'"
+run/suite --label x --np 2 --hosts "$TMPDIR_T/no-hostfile" >"$OUT_FILE" 2>&1; rc=$?
+check "suite --hosts with a missing file: exit 2" sh -c "[ $rc -eq 2 ] && grep -q 'no such file' '$OUT_FILE'"
