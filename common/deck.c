@@ -112,3 +112,27 @@ int fb_deck_read(const char *path, FbDeckKey *keys, int n_keys, char *err, size_
   }
   return 0;
 }
+
+int fb_deck_key_line(const char *path, const char *section, const char *key) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char buf[1024], current[128] = "";
+  int line = 0, found = 0;
+  size_t klen = strlen(key);
+  while (!found && fgets(buf, sizeof buf, f)) {
+    line++;
+    char *p = buf;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '[') {
+      char *end = strchr(p, ']');
+      if (end) snprintf(current, sizeof current, "%.*s", (int)(end - p - 1), p + 1);
+      continue;
+    }
+    if (strcmp(current, section) || strncmp(p, key, klen)) continue;
+    p += klen;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '=' || *p == ':') found = line;
+  }
+  fclose(f);
+  return found;
+}

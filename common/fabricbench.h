@@ -132,6 +132,8 @@ typedef struct {
 /* Reads a key = value deck with [sections] through inih. Returns 0, 2 for bad
  * content (message "FILE:LINE: ..."), or 2 for an unreadable file. */
 int fb_deck_read(const char *path, FbDeckKey *keys, int n_keys, char *err, size_t err_len);
+/* Line of `key` in `section` of a deck (for errors found after reading), 0 if absent. */
+int fb_deck_key_line(const char *path, const char *section, const char *key);
 
 /* ---------------------------------------------------------- failure handling */
 /* A failure every rank detected identically (e.g. a bad option): rank 0

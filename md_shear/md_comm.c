@@ -1,0 +1,281 @@
+/* md_comm.c: every MPI call of md_shear. Ghost atoms come from the six face
+ * neighbours in three dimension-by-dimension stages (so edge and corner
+ * ghosts arrive through two or three hops), with periodic images shifted by
+ * the box length; positions go forward every step, forces (and EAM
+ * densities) come back, EAM embedding derivatives go forward, and atoms
+ * that left the sub-box migrate at each neighbour-list rebuild. */
+#include "md.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Values per atom in a border message (x y z type id) and a migration
+ * message (x y z vx vy vz type id group). */
+#define BORDER_WIDTH 5
+#define MIGRATE_WIDTH 9
+
+static MPI_Comm cart_comm = MPI_COMM_NULL; /* the decomposition's communicator */
+static double *sendbuf, *recvbuf;
+static size_t sendcap, recvcap;
+
+static int reserve(double **buf, size_t *cap, size_t n) {
+  if (n <= *cap) return 0;
+  size_t c = *cap ? *cap : 4096;
+  while (c < n) c *= 2;
+  double *p = realloc(*buf, c * sizeof *p);
+  if (!p) return FB_EXIT_RUNTIME;
+  *buf = p;
+  *cap = c;
+  return 0;
+}
+
+static void need(FbContext *ctx, double **buf, size_t *cap, size_t n) {
+  if (reserve(buf, cap, n)) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for communication buffers (%zu values)", n);
+}
+
+/* Exchange of n_send values for n_recv: one send to `to`, one receive from
+ * `from`; a copy when both are this rank. */
+static void exchange(FbContext *ctx, const double *out, int n_out, int to, double *in, int n_in, int from) {
+  if (to == ctx->rank && from == ctx->rank) {
+    memcpy(in, out, (size_t)n_out * sizeof *out);
+    return;
+  }
+  MPI_Sendrecv(out, n_out, MPI_DOUBLE, to, 7, in, n_in, MPI_DOUBLE, from, 7, cart_comm, MPI_STATUS_IGNORE);
+  if (to != MPI_PROC_NULL) fb_timers_count(&ctx->timers, PH_COMM, 1, (long long)n_out * 8);
+}
+
+static int exchange_count(FbContext *ctx, int n_out, int to, int from) {
+  int n_in = 0;
+  if (to == ctx->rank && from == ctx->rank) return n_out;
+  MPI_Sendrecv(&n_out, 1, MPI_INT, to, 6, &n_in, 1, MPI_INT, from, 6, cart_comm, MPI_STATUS_IGNORE);
+  return from == MPI_PROC_NULL ? 0 : n_in;
+}
+
+void md_comm_setup(FbContext *ctx, Md *md) {
+  cart_comm = md->decomp.cart;
+  for (int d = 0; d < 3; d++)
+    for (int dir = 0; dir < 2; dir++) {
+      MdSwap *s = &md->swap[2 * d + dir];
+      s->dim = d;
+      s->dir = dir;
+      s->send_to = dir == 0 ? md->decomp.nbr_lo[d] : md->decomp.nbr_hi[d];
+      s->recv_from = dir == 0 ? md->decomp.nbr_hi[d] : md->decomp.nbr_lo[d];
+      memset(s->shift, 0, sizeof s->shift);
+      if (md->periodic[d] && dir == 0 && md->decomp.coords[d] == 0) s->shift[d] = md->prd[d];
+      if (md->periodic[d] && dir == 1 && md->decomp.coords[d] == md->decomp.dims[d] - 1) s->shift[d] = -md->prd[d];
+    }
+  if (md_atoms_reserve(&md->atoms, md->atoms.n_local + 1))
+    fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for atoms");
+}
+
+/* Builds the ghost atoms and the swap lists (after migration). */
+void md_borders(FbContext *ctx, Md *md) {
+  MdAtoms *a = &md->atoms;
+  fb_timer_start(&ctx->timers, PH_COMM);
+  a->n_ghost = 0;
+  int nlast = a->n_local;
+  for (int sw = 0; sw < 6; sw++) {
+    MdSwap *s = &md->swap[sw];
+    int d = s->dim;
+    if (s->dir == 0) nlast = a->n_local + a->n_ghost; /* both swaps of a dimension send the same atoms */
+    s->n_send = 0;
+    if (s->send_to != MPI_PROC_NULL) {
+      for (int i = 0; i < nlast; i++) {
+        int send = s->dir == 0 ? a->x[i][d] < md->sublo[d] + md->cutghost : a->x[i][d] >= md->subhi[d] - md->cutghost;
+        if (!send) continue;
+        if (s->n_send == s->cap_send) {
+          int cap = s->cap_send ? 2 * s->cap_send : 1024;
+          int *p = realloc(s->send_list, (size_t)cap * sizeof *p);
+          if (!p) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for ghost lists");
+          s->send_list = p;
+          s->cap_send = cap;
+        }
+        s->send_list[s->n_send++] = i;
+      }
+    }
+    need(ctx, &sendbuf, &sendcap, (size_t)s->n_send * BORDER_WIDTH);
+    for (int k = 0; k < s->n_send; k++) {
+      int i = s->send_list[k];
+      double *b = sendbuf + (size_t)k * BORDER_WIDTH;
+      for (int e = 0; e < 3; e++) b[e] = a->x[i][e] + s->shift[e];
+      b[3] = a->type[i];
+      b[4] = (double)a->id[i];
+    }
+    s->n_recv = exchange_count(ctx, s->n_send, s->send_to, s->recv_from);
+    need(ctx, &recvbuf, &recvcap, (size_t)s->n_recv * BORDER_WIDTH);
+    exchange(ctx, sendbuf, s->n_send * BORDER_WIDTH, s->send_to, recvbuf, s->n_recv * BORDER_WIDTH, s->recv_from);
+    s->first_recv = a->n_local + a->n_ghost;
+    if (md_atoms_reserve(a, s->first_recv + s->n_recv)) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for ghost atoms");
+    for (int k = 0; k < s->n_recv; k++) {
+      int i = s->first_recv + k;
+      const double *b = recvbuf + (size_t)k * BORDER_WIDTH;
+      memcpy(a->x[i], b, 3 * sizeof *b);
+      a->type[i] = (int)b[3];
+      a->id[i] = (long long)b[4];
+      a->group[i] = 0;
+    }
+    a->n_ghost += s->n_recv;
+  }
+  fb_timer_stop(&ctx->timers, PH_COMM);
+}
+
+/* Sends width values per atom of field forward along the swaps; field is
+ * nall x width. shift_positions adds each swap's periodic shift. */
+static void forward(FbContext *ctx, Md *md, double *field, int width, int shift_positions) {
+  fb_timer_start(&ctx->timers, PH_COMM);
+  for (int sw = 0; sw < 6; sw++) {
+    MdSwap *s = &md->swap[sw];
+    need(ctx, &sendbuf, &sendcap, (size_t)s->n_send * width);
+    for (int k = 0; k < s->n_send; k++) {
+      const double *src = field + (size_t)s->send_list[k] * width;
+      for (int e = 0; e < width; e++) sendbuf[(size_t)k * width + e] = src[e] + (shift_positions ? s->shift[e] : 0.0);
+    }
+    exchange(ctx, sendbuf, s->n_send * width, s->send_to, field + (size_t)s->first_recv * width, s->n_recv * width,
+             s->recv_from);
+  }
+  fb_timer_stop(&ctx->timers, PH_COMM);
+}
+
+/* Sums ghost values back into their owners, swaps in reverse order. */
+static void reverse(FbContext *ctx, Md *md, double *field, int width) {
+  fb_timer_start(&ctx->timers, PH_COMM);
+  for (int sw = 5; sw >= 0; sw--) {
+    MdSwap *s = &md->swap[sw];
+    need(ctx, &recvbuf, &recvcap, (size_t)s->n_send * width);
+    exchange(ctx, field + (size_t)s->first_recv * width, s->n_recv * width, s->recv_from, recvbuf, s->n_send * width,
+             s->send_to);
+    for (int k = 0; k < s->n_send; k++) {
+      double *dst = field + (size_t)s->send_list[k] * width;
+      for (int e = 0; e < width; e++) dst[e] += recvbuf[(size_t)k * width + e];
+    }
+  }
+  fb_timer_stop(&ctx->timers, PH_COMM);
+}
+
+void md_forward_x(FbContext *ctx, Md *md) { forward(ctx, md, &md->atoms.x[0][0], 3, 1); }
+void md_forward_scalar(FbContext *ctx, Md *md, double *field) { forward(ctx, md, field, 1, 0); }
+void md_reverse_f(FbContext *ctx, Md *md) { reverse(ctx, md, &md->atoms.f[0][0], 3); }
+void md_reverse_scalar(FbContext *ctx, Md *md, double *field) { reverse(ctx, md, field, 1); }
+
+/* Periodic wrap, then atoms that left the sub-box move to the neighbour,
+ * dimension by dimension (so a corner move takes up to three hops). */
+void md_migrate(FbContext *ctx, Md *md) {
+  MdAtoms *a = &md->atoms;
+  fb_timer_start(&ctx->timers, PH_COMM);
+  a->n_ghost = 0;
+  /* one rank along a periodic dimension: wrap in place */
+  for (int i = 0; i < a->n_local; i++)
+    for (int d = 0; d < 3; d++) {
+      if (!md->periodic[d] || md->decomp.dims[d] > 1) continue;
+      if (a->x[i][d] < md->boxlo[d]) a->x[i][d] += md->prd[d];
+      if (a->x[i][d] >= md->boxhi[d]) a->x[i][d] -= md->prd[d];
+      if (a->x[i][d] >= md->boxhi[d]) a->x[i][d] = md->boxlo[d]; /* -tiny + prd rounded up to hi */
+    }
+  for (int d = 0; d < 3; d++) {
+    if (md->decomp.dims[d] == 1) continue;
+    for (int dir = 0; dir < 2; dir++) {
+      int to = dir == 0 ? md->decomp.nbr_lo[d] : md->decomp.nbr_hi[d];
+      int from = dir == 0 ? md->decomp.nbr_hi[d] : md->decomp.nbr_lo[d];
+      int n_out = 0;
+      if (to != MPI_PROC_NULL) {
+        /* pack the leavers, fill their slots from the end */
+        for (int i = 0; i < a->n_local;) {
+          int leave = dir == 0 ? a->x[i][d] < md->sublo[d] : a->x[i][d] >= md->subhi[d];
+          if (!leave) { i++; continue; }
+          need(ctx, &sendbuf, &sendcap, (size_t)(n_out + 1) * MIGRATE_WIDTH);
+          double *b = sendbuf + (size_t)n_out++ * MIGRATE_WIDTH;
+          for (int e = 0; e < 3; e++) { b[e] = a->x[i][e]; b[3 + e] = a->v[i][e]; }
+          /* across the periodic boundary: into the box on the other side */
+          const int *c = md->decomp.coords, *p = md->decomp.dims;
+          if (dir == 0 && c[d] == 0) b[d] += md->prd[d];
+          if (dir == 1 && c[d] == p[d] - 1) b[d] -= md->prd[d];
+          if (b[d] >= md->boxhi[d]) b[d] = md->boxlo[d];
+          b[6] = a->type[i]; b[7] = (double)a->id[i]; b[8] = a->group[i];
+          int last = --a->n_local;
+          if (i != last) {
+            memcpy(a->x[i], a->x[last], sizeof a->x[i]);
+            memcpy(a->v[i], a->v[last], sizeof a->v[i]);
+            memcpy(a->x_built[i], a->x_built[last], sizeof a->x_built[i]);
+            a->type[i] = a->type[last]; a->id[i] = a->id[last]; a->group[i] = a->group[last];
+          }
+        }
+      }
+      int n_in = exchange_count(ctx, n_out, to, from);
+      need(ctx, &recvbuf, &recvcap, (size_t)n_in * MIGRATE_WIDTH);
+      exchange(ctx, sendbuf, n_out * MIGRATE_WIDTH, to, recvbuf, n_in * MIGRATE_WIDTH, from);
+      if (md_atoms_reserve(a, a->n_local + n_in)) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory receiving atoms");
+      for (int k = 0; k < n_in; k++) {
+        const double *b = recvbuf + (size_t)k * MIGRATE_WIDTH;
+        int i = a->n_local++;
+        for (int e = 0; e < 3; e++) { a->x[i][e] = b[e]; a->v[i][e] = b[3 + e]; }
+        a->type[i] = (int)b[6]; a->id[i] = (long long)b[7]; a->group[i] = (int)b[8];
+      }
+      md->migrations += n_out;
+    }
+  }
+  fb_timer_stop(&ctx->timers, PH_COMM);
+}
+
+int md_any(FbContext *ctx, int local) {
+  int any = 0;
+  fb_timer_start(&ctx->timers, PH_REDUCTIONS);
+  MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, ctx->comm);
+  fb_timer_stop(&ctx->timers, PH_REDUCTIONS);
+  fb_timers_count(&ctx->timers, PH_REDUCTIONS, 1, sizeof local);
+  return any;
+}
+
+/* Exact global sums (the same bits on any rank count). */
+void md_sum_exact(FbContext *ctx, double *values, int n) {
+  fb_timer_start(&ctx->timers, PH_REDUCTIONS);
+  for (int k = 0; k < n; k++) {
+    FbReproSum s;
+    fb_rsum_init(&s);
+    fb_rsum_add(&s, values[k]);
+    values[k] = fb_rsum_allreduce(&s, ctx->comm);
+  }
+  fb_timer_stop(&ctx->timers, PH_REDUCTIONS);
+  fb_timers_count(&ctx->timers, PH_REDUCTIONS, n, (long long)n * sizeof(FbReproSum));
+}
+
+void md_minmax(FbContext *ctx, double lo[3], double hi[3]) {
+  fb_timer_start(&ctx->timers, PH_REDUCTIONS);
+  MPI_Allreduce(MPI_IN_PLACE, lo, 3, MPI_DOUBLE, MPI_MIN, ctx->comm);
+  MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  fb_timer_stop(&ctx->timers, PH_REDUCTIONS);
+}
+
+long long md_count(FbContext *ctx, long long local) {
+  long long total = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, ctx->comm);
+  return total;
+}
+
+/* Rank 0 gets field[3] of every owned atom, in id order (out: natoms x 3). */
+void md_gather_owned(FbContext *ctx, const Md *md, const double (*field)[3], double *out) {
+  const MdAtoms *a = &md->atoms;
+  int n = a->n_local, *counts = NULL, *displs = NULL;
+  double *mine = malloc(((size_t)n * 4 + 1) * sizeof *mine), *all = NULL;
+  if (!mine) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory gathering atoms");
+  for (int i = 0; i < n; i++) {
+    mine[4 * i] = (double)a->id[i];
+    for (int e = 0; e < 3; e++) mine[4 * i + 1 + e] = field[i][e];
+  }
+  int n4 = 4 * n;
+  if (ctx->rank == 0) {
+    counts = malloc((size_t)ctx->size * sizeof *counts);
+    displs = malloc((size_t)ctx->size * sizeof *displs);
+    all = malloc(((size_t)md->natoms * 4 + 1) * sizeof *all);
+    if (!counts || !displs || !all) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory gathering atoms");
+  }
+  MPI_Gather(&n4, 1, MPI_INT, counts, 1, MPI_INT, 0, ctx->comm);
+  if (ctx->rank == 0)
+    for (int r = 0, off = 0; r < ctx->size; r++) { displs[r] = off; off += counts[r]; }
+  MPI_Gatherv(mine, n4, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, ctx->comm);
+  if (ctx->rank == 0)
+    for (long long k = 0; k < md->natoms; k++) {
+      long long id = (long long)all[4 * k];
+      for (int e = 0; e < 3; e++) out[3 * (id - 1) + e] = all[4 * k + 1 + e];
+    }
+  free(mine); free(all); free(counts); free(displs);
+}

@@ -1,0 +1,179 @@
+/* neighbor.c: binned half neighbour lists with a skin. Each pair appears
+ * once in the whole job: owned pairs by index, owned-ghost pairs on the rank
+ * where the ghost lies "above" by (z, y, x) order, which the rank owning
+ * the other atom sees mirrored (Newton's third law across ranks). */
+#include "md.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bins are half the neighbour cutoff wide; the stencil is every bin whose
+ * nearest point is within the cutoff (LAMMPS's default binning). */
+#define BINS_PER_CUTOFF 2
+
+static int bin_coord(const MdNeighbor *nb, int d, double x) {
+  int c = (int)floor((x - nb->bin_lo[d]) / nb->bin_size[d]);
+  return c < 0 ? 0 : c >= nb->nbins[d] ? nb->nbins[d] - 1 : c;
+}
+
+/* True when ghost j is above atom i in (z, y, x) order. */
+static inline int ghost_above(const double xi[3], const double xj[3]) {
+  if (xj[2] != xi[2]) return xj[2] > xi[2];
+  if (xj[1] != xi[1]) return xj[1] > xi[1];
+  return xj[0] > xi[0];
+}
+
+static int grow(int **p, int *cap, int need) {
+  if (need <= *cap) return 0;
+  int c = *cap ? *cap : 4096;
+  while (c < need) c *= 2;
+  int *q = realloc(*p, (size_t)c * sizeof *q);
+  if (!q) return FB_EXIT_RUNTIME;
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
+/* Per-build work arrays, kept between builds. */
+static int *bin_start, *bin_atoms, *atom_bin, *stencil;
+static double (*bin_x)[3];
+static int bin_cap, atom_cap, n_stencil;
+
+static int setup_bins(Md *md, int nall) {
+  MdNeighbor *nb = &md->neigh;
+  int total = 1;
+  for (int d = 0; d < 3; d++) {
+    /* the sub-box plus the ghost shell */
+    double lo = md->sublo[d] - md->cutghost, hi = md->subhi[d] + md->cutghost;
+    int n = (int)floor((hi - lo) / md->cutghost * BINS_PER_CUTOFF);
+    if (n < 1) n = 1;
+    if (n > 512) n = 512;
+    nb->bin_lo[d] = lo;
+    nb->bin_size[d] = (hi - lo) / n;
+    nb->nbins[d] = n;
+    total *= n;
+  }
+  nb->nbins_total = total;
+  if (total + 1 > bin_cap) {
+    free(bin_start);
+    bin_start = malloc((size_t)(total + 1) * sizeof *bin_start);
+    bin_cap = bin_start ? total + 1 : 0;
+  }
+  if (nall > atom_cap) {
+    free(bin_atoms); free(atom_bin); free(bin_x);
+    bin_atoms = malloc((size_t)nall * sizeof *bin_atoms);
+    atom_bin = malloc((size_t)nall * sizeof *atom_bin);
+    bin_x = malloc((size_t)nall * sizeof *bin_x);
+    atom_cap = bin_atoms && atom_bin && bin_x ? nall : 0;
+  }
+  /* stencil: bin offsets whose closest approach is under the cutoff */
+  int reach[3];
+  for (int d = 0; d < 3; d++) reach[d] = (int)ceil(md->cutghost / nb->bin_size[d]);
+  free(stencil);
+  stencil = malloc((size_t)(2 * reach[0] + 1) * (2 * reach[1] + 1) * (2 * reach[2] + 1) * 3 * sizeof *stencil);
+  if (!bin_start || !bin_atoms || !atom_bin || !bin_x || !stencil) return FB_EXIT_RUNTIME;
+  n_stencil = 0;
+  for (int i = -reach[0]; i <= reach[0]; i++)
+    for (int j = -reach[1]; j <= reach[1]; j++)
+      for (int k = -reach[2]; k <= reach[2]; k++) {
+        int o[3] = {i, j, k};
+        double dsq = 0.0;
+        for (int d = 0; d < 3; d++) {
+          int gap = abs(o[d]) > 0 ? abs(o[d]) - 1 : 0;
+          dsq += (gap * nb->bin_size[d]) * (gap * nb->bin_size[d]);
+        }
+        if (dsq >= md->cutghost * md->cutghost) continue;
+        memcpy(stencil + 3 * n_stencil++, o, sizeof o);
+      }
+  return 0;
+}
+
+/* Builds the list; returns 0 or FB_EXIT_RUNTIME (memory). Atoms are
+ * counting-sorted into bins with their positions copied alongside, so the
+ * distance checks stream through memory. */
+static int build(Md *md) {
+  MdAtoms *a = &md->atoms;
+  MdNeighbor *nb = &md->neigh;
+  int nall = a->n_local + a->n_ghost;
+  if (setup_bins(md, nall)) return FB_EXIT_RUNTIME;
+  free(nb->first);
+  free(nb->len);
+  nb->first = malloc((size_t)(a->n_local + 1) * sizeof *nb->first);
+  nb->len = malloc((size_t)(a->n_local + 1) * sizeof *nb->len);
+  if (!nb->first || !nb->len) return FB_EXIT_RUNTIME;
+  const int nb0 = nb->nbins[0], nb1 = nb->nbins[1], nb2 = nb->nbins[2];
+  memset(bin_start, 0, (size_t)(nb->nbins_total + 1) * sizeof *bin_start);
+  for (int i = 0; i < nall; i++) {
+    int b = (bin_coord(nb, 0, a->x[i][0]) * nb1 + bin_coord(nb, 1, a->x[i][1])) * nb2 + bin_coord(nb, 2, a->x[i][2]);
+    atom_bin[i] = b;
+    bin_start[b + 1]++;
+  }
+  for (int b = 0; b < nb->nbins_total; b++) bin_start[b + 1] += bin_start[b];
+  for (int i = 0; i < nall; i++) { /* stable: each bin lists its atoms by index */
+    int slot = bin_start[atom_bin[i]]++;
+    bin_atoms[slot] = i;
+    memcpy(bin_x[slot], a->x[i], sizeof bin_x[slot]);
+  }
+  for (int b = nb->nbins_total; b > 0; b--) bin_start[b] = bin_start[b - 1];
+  bin_start[0] = 0;
+  const double cutsq = md->cutghost * md->cutghost;
+  const int nlocal = a->n_local;
+  int count = 0;
+  for (int i = 0; i < nlocal; i++) {
+    const double *xi = a->x[i];
+    int b = atom_bin[i];
+    int c2 = b % nb2, c1 = (b / nb2) % nb1, c0 = b / (nb2 * nb1);
+    nb->first[i] = count;
+    if (grow(&nb->pairs, &nb->cap, count + 512)) return FB_EXIT_RUNTIME;
+    for (int s = 0; s < n_stencil; s++) {
+      int bx = c0 + stencil[3 * s], by = c1 + stencil[3 * s + 1], bz = c2 + stencil[3 * s + 2];
+      if (bx < 0 || bx >= nb0 || by < 0 || by >= nb1 || bz < 0 || bz >= nb2) continue;
+      int bb = (bx * nb1 + by) * nb2 + bz;
+      int slot = bin_start[bb], end = bin_start[bb + 1];
+      while (slot < end && bin_atoms[slot] <= i) slot++; /* owned j <= i: listed with j */
+      for (; slot < end; slot++) {
+        const double dx = xi[0] - bin_x[slot][0], dy = xi[1] - bin_x[slot][1], dz = xi[2] - bin_x[slot][2];
+        if (dx * dx + dy * dy + dz * dz >= cutsq) continue;
+        int j = bin_atoms[slot];
+        if (j >= nlocal && !ghost_above(xi, bin_x[slot])) continue;
+        if (count == nb->cap && grow(&nb->pairs, &nb->cap, count + 512)) return FB_EXIT_RUNTIME;
+        nb->pairs[count++] = j;
+      }
+    }
+    nb->len[i] = count - nb->first[i];
+  }
+  nb->count = count;
+  for (int i = 0; i < nlocal; i++) memcpy(a->x_built[i], a->x[i], sizeof a->x[i]);
+  nb->builds++;
+  return 0;
+}
+
+void md_neighbor_build(Md *md) {
+  if (build(md)) {
+    /* out of memory building the list: nothing sensible to continue with */
+    md->neigh.count = -1;
+  }
+}
+
+/* 1 when some owned atom moved more than half the skin since the build. */
+int md_neighbor_check(const Md *md) {
+  const MdAtoms *a = &md->atoms;
+  const double trigger = 0.25 * md->skin * md->skin;
+  for (int i = 0; i < a->n_local; i++) {
+    double dx = a->x[i][0] - a->x_built[i][0], dy = a->x[i][1] - a->x_built[i][1],
+           dz = a->x[i][2] - a->x_built[i][2];
+    if (dx * dx + dy * dy + dz * dz > trigger) return 1;
+  }
+  return 0;
+}
+
+void md_neighbor_free(MdNeighbor *n) {
+  free(n->first);
+  free(n->len);
+  free(n->pairs);
+  free(bin_start); free(bin_atoms); free(atom_bin); free(bin_x); free(stencil);
+  bin_start = bin_atoms = atom_bin = stencil = NULL;
+  bin_x = NULL;
+  bin_cap = atom_cap = 0;
+}

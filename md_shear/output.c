@@ -1,0 +1,373 @@
+/* output.c: step-0 forces as text, and H5MD files (HDF5): a trajectory of
+ * positions, and a double-precision restart that md reads back. Rank 0
+ * writes after gathering; files are written under a temporary name and
+ * renamed when complete, so no half-written file is ever left. */
+#include "md.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define H5MD_VERSION_MAJOR 1
+#define H5MD_VERSION_MINOR 1
+
+void md_write_forces(FbContext *ctx, Md *md) {
+  double *f = ctx->rank == 0 ? malloc((size_t)md->natoms * 3 * sizeof *f) : NULL;
+  if (ctx->rank == 0 && !f) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the force dump");
+  md_gather_owned(ctx, md, (const double (*)[3])md->atoms.f, f);
+  int rc = 0;
+  char msg[FB_MSG_LEN] = "";
+  if (ctx->rank == 0) {
+    char tmp[MD_PATH + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", md->forces_out);
+    FILE *out = fopen(tmp, "w");
+    if (out) {
+      fprintf(out, "# id fx fy fz at step 0 (%s units)\n", md->units.name);
+      for (long long k = 0; k < md->natoms; k++)
+        fprintf(out, "%lld %.17g %.17g %.17g\n", k + 1, f[3 * k], f[3 * k + 1], f[3 * k + 2]);
+    }
+    if (!out || fclose(out) || rename(tmp, md->forces_out)) {
+      unlink(tmp);
+      rc = FB_EXIT_RUNTIME;
+      snprintf(msg, sizeof msg, "cannot write %s", md->forces_out);
+    }
+    free(f);
+  }
+  fb_agree(ctx, rc, msg);
+}
+
+/* ---------------------------------------------------------------- HDF5 help */
+
+static void attr_int(hid_t loc, const char *name, const int *v, hsize_t n) {
+  hid_t sp = H5Screate_simple(1, &n, NULL);
+  hid_t at = H5Acreate2(loc, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(at, H5T_NATIVE_INT, v);
+  H5Aclose(at);
+  H5Sclose(sp);
+}
+
+static void attr_str(hid_t loc, const char *name, const char *v) {
+  hid_t ty = H5Tcopy(H5T_C_S1);
+  H5Tset_size(ty, strlen(v) + 1);
+  hid_t sp = H5Screate(H5S_SCALAR);
+  hid_t at = H5Acreate2(loc, name, ty, sp, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(at, ty, v);
+  H5Aclose(at);
+  H5Sclose(sp);
+  H5Tclose(ty);
+}
+
+static void attr_strs(hid_t loc, const char *name, const char *const *v, int n) {
+  hid_t ty = H5Tcopy(H5T_C_S1);
+  H5Tset_size(ty, 16);
+  char buf[3][16];
+  for (int k = 0; k < n; k++) snprintf(buf[k], sizeof buf[k], "%s", v[k]);
+  hsize_t dims = (hsize_t)n;
+  hid_t sp = H5Screate_simple(1, &dims, NULL);
+  hid_t at = H5Acreate2(loc, name, ty, sp, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(at, ty, buf);
+  H5Aclose(at);
+  H5Sclose(sp);
+  H5Tclose(ty);
+}
+
+static void dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *data) {
+  hid_t sp = H5Screate_simple(rank, dims, NULL);
+  hid_t ds = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+  H5Dclose(ds);
+  H5Sclose(sp);
+}
+
+/* The H5MD header and the particles group with its box. */
+static hid_t h5md_create(const Md *md, const char *path, hid_t *all) {
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (f < 0) return f;
+  hid_t h = H5Gcreate2(f, "h5md", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  int version[2] = {H5MD_VERSION_MAJOR, H5MD_VERSION_MINOR};
+  attr_int(h, "version", version, 2);
+  hid_t g = H5Gcreate2(h, "author", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  attr_str(g, "name", "fabricbench");
+  H5Gclose(g);
+  g = H5Gcreate2(h, "creator", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  attr_str(g, "name", "fabricbench md_shear");
+  attr_str(g, "version", fb_version());
+  H5Gclose(g);
+  H5Gclose(h);
+  hid_t p = H5Gcreate2(f, "particles", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  *all = H5Gcreate2(p, "all", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Gclose(p);
+  hid_t box = H5Gcreate2(*all, "box", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  int dim = 3;
+  attr_int(box, "dimension", &dim, 1);
+  const char *bnd[3];
+  for (int d = 0; d < 3; d++) bnd[d] = md->periodic[d] ? "periodic" : "none";
+  attr_strs(box, "boundary", bnd, 3);
+  hsize_t three = 3;
+  dataset(box, "edges", H5T_NATIVE_DOUBLE, 1, &three, md->prd);
+  dataset(box, "offset", H5T_NATIVE_DOUBLE, 1, &three, md->boxlo);
+  H5Gclose(box);
+  return f;
+}
+
+/* Gathers per-atom ids-ordered x, v and (type, group) on rank 0. */
+typedef struct {
+  double *x, *v, *tg;
+} Gathered;
+
+static int gather_state(FbContext *ctx, const Md *md, Gathered *g) {
+  const MdAtoms *a = &md->atoms;
+  size_t n3 = (size_t)md->natoms * 3;
+  memset(g, 0, sizeof *g);
+  double (*tg)[3] = malloc(((size_t)a->n_local + 1) * sizeof *tg);
+  int bad = !tg;
+  if (ctx->rank == 0) {
+    g->x = malloc(n3 * sizeof *g->x);
+    g->v = malloc(n3 * sizeof *g->v);
+    g->tg = malloc(n3 * sizeof *g->tg);
+    bad |= !g->x || !g->v || !g->tg;
+  }
+  fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory gathering the atoms for output");
+  for (int i = 0; i < a->n_local; i++) { tg[i][0] = a->type[i]; tg[i][1] = a->group[i]; tg[i][2] = 0; }
+  md_gather_owned(ctx, md, (const double (*)[3])a->x, g->x);
+  md_gather_owned(ctx, md, (const double (*)[3])a->v, g->v);
+  md_gather_owned(ctx, md, (const double (*)[3])tg, g->tg);
+  free(tg);
+  return 0;
+}
+
+static void free_gathered(Gathered *g) { free(g->x); free(g->v); free(g->tg); }
+
+/* ------------------------------------------------------------ trajectory */
+
+static hid_t traj_file = -1, traj_all = -1;
+static long long traj_frames;
+static char traj_tmp[MD_PATH + 8];
+
+/* A time series group (step, time, value[frame][N][3]) with room to grow. */
+static void series_create(hid_t all, const char *name, long long natoms) {
+  hid_t g = H5Gcreate2(all, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hsize_t dims[3] = {0, (hsize_t)natoms, 3}, maxd[3] = {H5S_UNLIMITED, (hsize_t)natoms, 3};
+  hsize_t chunk[3] = {1, (hsize_t)natoms, 3};
+  hid_t cp = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(cp, 3, chunk);
+  hid_t sp = H5Screate_simple(3, dims, maxd);
+  H5Dclose(H5Dcreate2(g, "value", H5T_NATIVE_FLOAT, sp, H5P_DEFAULT, cp, H5P_DEFAULT));
+  H5Sclose(sp);
+  H5Pclose(cp);
+  hsize_t d1 = 0, m1 = H5S_UNLIMITED, c1 = 64;
+  cp = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(cp, 1, &c1);
+  sp = H5Screate_simple(1, &d1, &m1);
+  H5Dclose(H5Dcreate2(g, "step", H5T_NATIVE_LLONG, sp, H5P_DEFAULT, cp, H5P_DEFAULT));
+  H5Dclose(H5Dcreate2(g, "time", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, cp, H5P_DEFAULT));
+  H5Sclose(sp);
+  H5Pclose(cp);
+  H5Gclose(g);
+}
+
+static void series_append(hid_t all, const char *name, long long frame, long long natoms, const double *xyz,
+                          long long step, double time) {
+  hid_t g = H5Gopen2(all, name, H5P_DEFAULT);
+  float *buf = malloc((size_t)natoms * 3 * sizeof *buf);
+  for (long long k = 0; buf && k < natoms * 3; k++) buf[k] = (float)xyz[k];
+  hid_t ds = H5Dopen2(g, "value", H5P_DEFAULT);
+  hsize_t dims[3] = {(hsize_t)frame + 1, (hsize_t)natoms, 3}, start[3] = {(hsize_t)frame, 0, 0},
+          count[3] = {1, (hsize_t)natoms, 3};
+  H5Dset_extent(ds, dims);
+  hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(3, count, NULL);
+  H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+  if (buf) H5Dwrite(ds, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, buf);
+  H5Sclose(ms); H5Sclose(fs); H5Dclose(ds);
+  const char *names[2] = {"step", "time"};
+  for (int k = 0; k < 2; k++) {
+    ds = H5Dopen2(g, names[k], H5P_DEFAULT);
+    hsize_t n = (hsize_t)frame + 1, at = (hsize_t)frame, one = 1;
+    H5Dset_extent(ds, &n);
+    fs = H5Dget_space(ds);
+    ms = H5Screate_simple(1, &one, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &one, NULL);
+    if (k == 0) H5Dwrite(ds, H5T_NATIVE_LLONG, ms, fs, H5P_DEFAULT, &step);
+    else H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, &time);
+    H5Sclose(ms); H5Sclose(fs); H5Dclose(ds);
+  }
+  free(buf);
+  H5Gclose(g);
+}
+
+void md_trajectory_frame(FbContext *ctx, Md *md) {
+  fb_timer_start(&ctx->timers, PH_OUTPUT);
+  Gathered g;
+  gather_state(ctx, md, &g);
+  int rc = 0;
+  if (ctx->rank == 0) {
+    if (traj_file < 0) {
+      snprintf(traj_tmp, sizeof traj_tmp, "%s.tmp", md->trajectory);
+      traj_file = h5md_create(md, traj_tmp, &traj_all);
+      if (traj_file >= 0) {
+        series_create(traj_all, "position", md->natoms);
+        hsize_t n = (hsize_t)md->natoms;
+        int *species = malloc((size_t)md->natoms * sizeof *species);
+        for (long long k = 0; species && k < md->natoms; k++) species[k] = (int)g.tg[3 * k];
+        if (species) dataset(traj_all, "species", H5T_NATIVE_INT, 1, &n, species);
+        free(species);
+      }
+    }
+    if (traj_file < 0) rc = FB_EXIT_RUNTIME;
+    else series_append(traj_all, "position", traj_frames++, md->natoms, g.x, md->step, md->step * md->dt);
+  }
+  free_gathered(&g);
+  fb_timer_stop(&ctx->timers, PH_OUTPUT);
+  fb_agree(ctx, rc, "cannot create the trajectory file");
+}
+
+/* Closes the trajectory and gives it its name (keep = 0: removes it). */
+void md_trajectory_close(FbContext *ctx, Md *md, int keep) {
+  if (ctx->rank != 0 || traj_file < 0) return;
+  H5Gclose(traj_all);
+  H5Fclose(traj_file);
+  traj_file = -1;
+  if (!keep || rename(traj_tmp, md->trajectory)) unlink(traj_tmp);
+}
+
+/* --------------------------------------------------------------- restart */
+
+void md_restart_write(FbContext *ctx, Md *md) {
+  fb_timer_start(&ctx->timers, PH_OUTPUT);
+  Gathered g;
+  gather_state(ctx, md, &g);
+  int rc = 0;
+  if (ctx->rank == 0) {
+    char tmp[MD_PATH + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", md->restart_out);
+    hid_t all, f = h5md_create(md, tmp, &all);
+    if (f < 0) rc = FB_EXIT_RUNTIME;
+    else {
+      hsize_t dims[2] = {(hsize_t)md->natoms, 3}, n = (hsize_t)md->natoms;
+      const char *names[2] = {"position", "velocity"};
+      const double *data[2] = {g.x, g.v};
+      for (int k = 0; k < 2; k++) {
+        hid_t s = H5Gcreate2(all, names[k], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        dataset(s, "value", H5T_NATIVE_DOUBLE, 2, dims, data[k]);
+        hsize_t one = 1;
+        double time = md->step * md->dt;
+        dataset(s, "step", H5T_NATIVE_LLONG, 1, &one, &md->step);
+        dataset(s, "time", H5T_NATIVE_DOUBLE, 1, &one, &time);
+        H5Gclose(s);
+      }
+      int *ints = malloc((size_t)md->natoms * sizeof *ints);
+      for (int c = 0; ints && c < 2; c++) {
+        for (long long k = 0; k < md->natoms; k++) ints[k] = (int)g.tg[3 * k + c];
+        dataset(all, c == 0 ? "species" : "group", H5T_NATIVE_INT, 1, &n, ints);
+      }
+      free(ints);
+      H5Gclose(all);
+      hid_t p = H5Gcreate2(f, "parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      hid_t fbg = H5Gcreate2(p, "fabricbench", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      hsize_t one = 1, three = 3;
+      long long state[4] = {md->step, md->stage, md->natoms, md->ntypes};
+      hsize_t four = 4;
+      dataset(fbg, "state", H5T_NATIVE_LLONG, 1, &four, state);
+      dataset(fbg, "boxlo", H5T_NATIVE_DOUBLE, 1, &three, md->boxlo);
+      dataset(fbg, "boxhi", H5T_NATIVE_DOUBLE, 1, &three, md->boxhi);
+      dataset(fbg, "spacing", H5T_NATIVE_DOUBLE, 1, &three, md->spacing);
+      dataset(fbg, "timestep", H5T_NATIVE_DOUBLE, 1, &one, &md->dt);
+      H5Gclose(fbg);
+      H5Gclose(p);
+      if (H5Fclose(f) < 0 || rename(tmp, md->restart_out)) rc = FB_EXIT_RUNTIME;
+      if (rc) unlink(tmp);
+    }
+  }
+  free_gathered(&g);
+  fb_timer_stop(&ctx->timers, PH_OUTPUT);
+  fb_agree(ctx, rc, "cannot write the restart file");
+}
+
+static int read_ds(hid_t f, const char *name, hid_t type, void *dest, hsize_t want) {
+  if (H5Lexists(f, name, H5P_DEFAULT) <= 0) return -1;
+  hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+  if (ds < 0) return -1;
+  hid_t sp = H5Dget_space(ds);
+  hssize_t n = H5Sget_simple_extent_npoints(sp);
+  int rc = n == (hssize_t)want && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, dest) >= 0 ? 0 : -1;
+  H5Sclose(sp);
+  H5Dclose(ds);
+  return rc;
+}
+
+/* First call (no atoms yet): the box and state; second call: this rank's atoms. */
+int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
+  (void)ctx;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  const char *path = md->restart_in;
+  if (access(path, R_OK)) { snprintf(err, len, "%s: cannot read the restart file", path); return FB_EXIT_USAGE; }
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) { snprintf(err, len, "%s: not an HDF5 file (damaged or not a restart)", path); return FB_EXIT_USAGE; }
+  long long state[4];
+  double lo[3], hi[3], spacing[3], dt;
+  int rc = FB_EXIT_USAGE;
+  double *x = NULL, *v = NULL;
+  int *species = NULL, *group = NULL;
+  if (read_ds(f, "/parameters/fabricbench/state", H5T_NATIVE_LLONG, state, 4) ||
+      read_ds(f, "/parameters/fabricbench/boxlo", H5T_NATIVE_DOUBLE, lo, 3) ||
+      read_ds(f, "/parameters/fabricbench/boxhi", H5T_NATIVE_DOUBLE, hi, 3) ||
+      read_ds(f, "/parameters/fabricbench/spacing", H5T_NATIVE_DOUBLE, spacing, 3) ||
+      read_ds(f, "/parameters/fabricbench/timestep", H5T_NATIVE_DOUBLE, &dt, 1)) {
+    snprintf(err, len, "%s: not an md restart (no /parameters/fabricbench state)", path);
+    goto out;
+  }
+  if (state[2] < 1 || state[1] < 0 || state[1] > 1 || state[3] != md->ntypes) {
+    snprintf(err, len, "%s: restart has %lld types, the deck %d", path, state[3], md->ntypes);
+    goto out;
+  }
+  if (md->atoms.cap == 0 && md->natoms == 0) { /* first pass: the box */
+    memcpy(md->boxlo, lo, sizeof lo);
+    memcpy(md->boxhi, hi, sizeof hi);
+    memcpy(md->spacing, spacing, sizeof spacing);
+    for (int d = 0; d < 3; d++) md->prd[d] = hi[d] - lo[d];
+    md->natoms = state[2];
+    md->start_step = state[0];
+    md->start_stage = (int)state[1];
+    rc = 0;
+    goto out;
+  }
+  size_t n = (size_t)md->natoms;
+  x = malloc(n * 3 * sizeof *x); v = malloc(n * 3 * sizeof *v);
+  species = malloc(n * sizeof *species); group = malloc(n * sizeof *group);
+  if (!x || !v || !species || !group) { rc = FB_EXIT_RUNTIME; snprintf(err, len, "out of memory reading %s", path); goto out; }
+  if (read_ds(f, "/particles/all/position/value", H5T_NATIVE_DOUBLE, x, n * 3) ||
+      read_ds(f, "/particles/all/velocity/value", H5T_NATIVE_DOUBLE, v, n * 3) ||
+      read_ds(f, "/particles/all/species", H5T_NATIVE_INT, species, n) ||
+      read_ds(f, "/particles/all/group", H5T_NATIVE_INT, group, n)) {
+    snprintf(err, len, "%s: damaged restart: positions, velocities, species or groups missing or short", path);
+    goto out;
+  }
+  for (size_t k = 0; k < n; k++) {
+    if (species[k] < 0 || species[k] >= md->ntypes) { snprintf(err, len, "%s: damaged restart: bad species", path); goto out; }
+    double xyz[3] = {x[3 * k], x[3 * k + 1], x[3 * k + 2]};
+    int mine = 1;
+    for (int d = 0; d < 3; d++) {
+      int p = md->decomp.dims[d];
+      int c = (int)floor((xyz[d] - md->boxlo[d]) / md->prd[d] * p);
+      c = c < 0 ? 0 : c >= p ? p - 1 : c;
+      mine &= c == md->decomp.coords[d];
+    }
+    if (!mine) continue;
+    MdAtoms *a = &md->atoms;
+    if (md_atoms_reserve(a, a->n_local + 1)) { rc = FB_EXIT_RUNTIME; snprintf(err, len, "out of memory"); goto out; }
+    int i = a->n_local++;
+    memcpy(a->x[i], xyz, sizeof xyz);
+    memcpy(a->v[i], v + 3 * k, 3 * sizeof *v);
+    a->id[i] = (long long)k + 1;
+    a->type[i] = species[k];
+    a->group[i] = group[k];
+  }
+  rc = 0;
+out:
+  free(x); free(v); free(species); free(group);
+  H5Fclose(f);
+  return rc;
+}
