@@ -21,7 +21,9 @@ typedef struct {
 static void deck_fail(FbContext *ctx, const Md *md, const char *section, const char *key,
                       const char *what) {
   int line = fb_deck_key_line(md->deck_path, section, key);
-  fb_fail(ctx, FB_EXIT_USAGE, "%s:%d: key '%s': %s", md->deck_path, line, key, what);
+  if (line) fb_fail(ctx, FB_EXIT_USAGE, "%s:%d: key '%s': %s", md->deck_path, line, key, what);
+  if (!strcmp(key, "replicate")) fb_fail(ctx, FB_EXIT_USAGE, "option --replicate: %s", what);
+  fb_fail(ctx, FB_EXIT_USAGE, "%s: key '%s': %s", md->deck_path, key, what);
 }
 
 /* Reads exactly n numbers from s into out (n < 0: 1 to -n numbers; returns count). */
@@ -238,5 +240,6 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
   if (restart) snprintf(md->restart_out, sizeof md->restart_out, "%s", restart);
   if (restart_every) md->restart_every = restart_every;
   if (read_restart) snprintf(md->restart_in, sizeof md->restart_in, "%s", read_restart);
+  if (md->restart_in[0]) md->data_file[0] = '\0'; /* the restart replaces the deck's initial state */
   if (md->no_output_flag) md->trajectory[0] = md->restart_out[0] = '\0';
 }

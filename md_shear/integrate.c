@@ -115,9 +115,14 @@ static void zero_wall_forces(Md *md) {
 }
 
 static void compute_forces(FbContext *ctx, Md *md) {
+  static int scale_hook = -1;
+  if (scale_hook < 0) scale_hook = fb_test_hook("md_force_scale");
   md_force(ctx, md);
   md->check_overlap = 0;
   zero_wall_forces(md);
+  if (scale_hook) /* test hook: forces 10% off the energy's gradient */
+    for (int i = 0; i < md->atoms.n_local; i++)
+      for (int c = 0; c < 3; c++) md->atoms.f[i][c] *= 1.1;
 }
 
 /* fix temp/rescale: every N steps, if T is outside the window, move it the
@@ -164,6 +169,9 @@ static void start_shear(Md *md) {
   }
 }
 
+/* The trajectory covers the last run (the shear run of the shear example). */
+static int last_stage(const Md *md) { return md->shear ? 1 : 0; }
+
 static int output_due(const Md *md, long long every) { return every > 0 && md->step > 0 && md->step % every == 0; }
 
 static void run_stage(FbContext *ctx, Md *md, long long nsteps) {
@@ -177,6 +185,8 @@ static void run_stage(FbContext *ctx, Md *md, long long nsteps) {
     fb_timer_start(&ctx->timers, PH_OTHER);
     integrate_half(md, 1);
     fb_timer_stop(&ctx->timers, PH_OTHER);
+    if (md->total_steps == 5 && ctx->rank == 0 && md->atoms.n_local > 0 && fb_test_hook("md_lose_atom"))
+      md->atoms.n_local--; /* test hook: an atom vanishes */
     ago++;
     int rebuild = output_due(md, md->restart_every);
     if (!rebuild && ago >= md->neigh_delay && ago % md->neigh_every == 0) {
@@ -201,7 +211,8 @@ static void run_stage(FbContext *ctx, Md *md, long long nsteps) {
     fb_timer_stop(&ctx->timers, PH_OTHER);
     rescale(ctx, md);
     if (md->step == last || (md->thermo_every && md->step % md->thermo_every == 0)) md_thermo(ctx, md, print);
-    if (output_due(md, md->trajectory_every) && md->trajectory[0]) md_trajectory_frame(ctx, md);
+    if (output_due(md, md->trajectory_every) && md->trajectory[0] && md->stage == last_stage(md))
+      md_trajectory_frame(ctx, md);
     if (output_due(md, md->restart_every) && md->restart_out[0]) md_restart_write(ctx, md);
   }
   double loop = MPI_Wtime() - t0;
@@ -226,7 +237,7 @@ void md_run(FbContext *ctx, Md *md) {
     long long remaining = plan[md->stage] - md->step;
     thermo_header(ctx);
     md_thermo(ctx, md, !ctx->common.quiet);
-    if (md->trajectory[0] && md->step == 0 && md->stage == stages - 1) md_trajectory_frame(ctx, md);
+    if (md->trajectory[0] && md->step == 0 && md->stage == last_stage(md)) md_trajectory_frame(ctx, md);
     run_stage(ctx, md, remaining > 0 ? remaining : 0);
   }
   md->stage = stages - 1;

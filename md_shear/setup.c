@@ -401,11 +401,20 @@ static void setup_decomposition(FbContext *ctx, Md *md) {
               md->prd[d], axis[d], md->cutghost);
     if (cells[d] < 1) cells[d] = 1;
   }
+  for (int d = 0; d < 3; d++)
+    if (md->grid[d] > cells[d] && md->grid[d] > 1)
+      fb_fail(ctx, FB_EXIT_USAGE,
+              "process grid %dx%dx%d: the box is %.4g long along %c, %.4g per rank, under the cutoff "
+              "plus skin (%.4g)", md->grid[0], md->grid[1], md->grid[2], md->prd[d], axis[d],
+              md->prd[d] / md->grid[d], md->cutghost);
   char err[FB_MSG_LEN];
-  if (fb_decomp_init(&md->decomp, ctx->comm, cells, md->grid, md->periodic, 1, err, sizeof err))
+  if (fb_decomp_init(&md->decomp, ctx->comm, cells, md->grid, md->periodic, 1, err, sizeof err)) {
+    if (md->grid[0] && md->grid[1] && md->grid[2]) fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %s", err);
     fb_fail(ctx, FB_EXIT_USAGE,
-            "box %.4g x %.4g x %.4g too small for the cutoff plus skin (%.4g) on some rank: %s",
-            md->prd[0], md->prd[1], md->prd[2], md->cutghost, err);
+            "box %.4g x %.4g x %.4g too small for %d ranks: no process grid gives every rank the "
+            "cutoff plus skin (%.4g) along each dimension",
+            md->prd[0], md->prd[1], md->prd[2], ctx->size, md->cutghost);
+  }
   for (int d = 0; d < 3; d++) {
     int p = md->decomp.dims[d], c = md->decomp.coords[d];
     md->sublo[d] = md->boxlo[d] + md->prd[d] * c / p;
@@ -423,7 +432,9 @@ void md_setup(FbContext *ctx, Md *md) {
   if (md->restart_in[0]) rc = md_restart_read(ctx, md, err, sizeof err);
   else if (md->data_file[0]) rc = read_data(md, 1, err, sizeof err);
   else rc = create_lattice(md);
-  if (rc == FB_EXIT_RUNTIME) snprintf(err, sizeof err, "out of memory creating %lld atoms", md->natoms);
+  if (rc == FB_EXIT_USAGE) fb_fail(ctx, rc, "%s", err); /* every rank read the same file */
+  if (rc == FB_EXIT_RUNTIME && !md->data_file[0] && !md->restart_in[0])
+    snprintf(err, sizeof err, "out of memory creating %lld atoms", md->natoms);
   fb_agree(ctx, rc, err);
   for (int t = 0; t < md->ntypes; t++)
     if (!(md->mass[t] > 0.0)) fb_fail(ctx, FB_EXIT_USAGE, "%s: no mass for type %d (deck 'mass')", md->deck_path, t + 1);

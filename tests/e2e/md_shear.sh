@@ -1,0 +1,202 @@
+# tests/e2e/md_shear.sh: md_shear/md through mpirun (sourced by tests/run-tests):
+# presets, decomposition and thread independence, agreement with LAMMPS,
+# bit-for-bit restarts, H5MD files, and validation that fails when it should.
+MD=md_shear/md
+REC="$TMPDIR_T/md.jsonl"
+MDT="$TMPDIR_T/md"
+mkdir -p "$MDT"
+
+# thermo_same A.jsonl B.jsonl TOL: every thermo value agrees to TOL (relative)
+thermo_same() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+a, b = (json.loads(open(p).read().splitlines()[-1])["results"]["thermo"] for p in sys.argv[1:3])
+tol = float(sys.argv[3])
+worst = max(abs(x - y) / max(abs(x), 1e-300) for ra, rb in zip(a, b) for x, y in zip(ra[2:], rb[2:]))
+ok = len(a) == len(b) and len(a) > 1 and [r[:2] for r in a] == [r[:2] for r in b] and worst <= tol
+print("%s %.1e" % ("true" if ok else "false", worst))
+PY
+}
+
+# lj_bench: PASS at 1 to 4 ranks with the same thermo to 1e-10 (100 steps).
+for np in 1 2 3 4; do
+  rm -f "$MDT/lj$np.jsonl"
+  mpi "$np" $MD -i inputs/md/lj_bench.ini --json "$MDT/lj$np.jsonl"
+  rc=$?
+  if [ $rc -ne 0 ] || [ "$(json "$MDT/lj$np.jsonl" 'r["validation"]["status"] == "PASS" and r["results"]["atoms"] == 32000 and r["fom"]["value"] > 0')" != true ]; then
+    not_ok "md lj_bench at $np ranks: exit $rc" "$(cat "$OUT_FILE")"
+    continue
+  fi
+  if [ "$np" = 1 ]; then
+    check "md lj_bench at 1 rank: PASS, 32000 atoms, $(json "$MDT/lj1.jsonl" '"%.3g" % r["fom"]["value"]') atom-steps/s" true
+  else
+    same=$(thermo_same "$MDT/lj1.jsonl" "$MDT/lj$np.jsonl" 1e-10)
+    check "md lj_bench at $np ranks ($(json "$MDT/lj$np.jsonl" 'r["grid"]')): PASS, thermo as at 1 rank to 1e-10 (worst ${same#* })" [ "${same%% *}" = true ]
+  fi
+done
+check "md prints LAMMPS's thermo header and Loop time line" sh -c \
+  "grep -Eq '^ +Step +Temp +E_pair +TotEng +Press$' '$OUT_FILE' && grep -Eq '^Loop time of [0-9.e-]+ on 4 procs for 100 steps with 32000 atoms$' '$OUT_FILE'"
+check "md lj_bench step 0 is LAMMPS bench/in.lj's (E_pair -6.7733681, Press -5.0197073)" \
+  [ "$(json "$MDT/lj1.jsonl" 'abs(r["results"]["thermo"][0][3] + 6.7733681) < 1e-7 and abs(r["results"]["thermo"][0][5] + 5.0197073) < 1e-7')" = true ]
+check "md record: phases pair, neigh, comm and counted ghost messages at 4 ranks" \
+  [ "$(json "$MDT/lj4.jsonl" 'set(r["phases"]) >= {"pair","neigh","comm","reductions"} and r["comm"]["comm"]["messages"] > 0 and r["results"]["ghost_atoms"] > 0')" = true ]
+
+rm -f "$REC"
+OMP_NUM_THREADS=2 mpi 2 $MD -i inputs/md/lj_bench.ini --json "$REC"
+same=$(thermo_same "$MDT/lj1.jsonl" "$REC" 1e-10)
+check "md lj_bench at 2 ranks x 2 threads: PASS, thermo as at 1 rank to 1e-10 (worst ${same#* })" \
+  [ "${same%% *}" = true -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["threads"] == 2')" = true ]
+
+# The shear example: 1912 atoms, two runs, walls; 1 and 3 ranks agree.
+for np in 1 3; do
+  rm -f "$MDT/shear$np.jsonl"
+  mpi "$np" $MD -i inputs/md/shear.ini -n 300 --json "$MDT/shear$np.jsonl"
+  rc=$?
+  check "md shear (100 + 300 steps) at $np ranks: PASS, 1912 atoms, both runs in the thermo (exit $rc)" \
+    [ "$(json "$MDT/shear$np.jsonl" 'r["validation"]["status"] == "PASS" and r["results"]["atoms"] == 1912 and r["results"]["steps"] == 400 and {row[0] for row in r["results"]["thermo"]} == {0, 1}')" = true ]
+done
+same=$(thermo_same "$MDT/shear1.jsonl" "$MDT/shear3.jsonl" 1e-10)
+check "md shear: 3 ranks give 1 rank's thermo to 1e-10 (worst ${same#* })" [ "${same%% *}" = true ]
+check "md shear: the thermostat holds the mobile atoms at 300 K (every 10 steps, window 10 K)" \
+  [ "$(json "$MDT/shear1.jsonl" 'all(abs(row[2] - 300) <= 25 for row in r["results"]["thermo"])')" = true ]
+check "md shear: two Loop time lines, as LAMMPS prints one per run" [ "$(grep -c '^Loop time of' "$OUT_FILE")" = 2 ]
+
+# Validation fails when it should.
+rm -f "$REC"
+FABRICBENCH_TEST_HOOK=md_force_scale mpi 2 $MD -i inputs/md/lj_bench.ini -n 50 --json "$REC"
+rc=$?
+check "md: forces 10% off their energy fail the NVE drift check (exit $rc, FAIL)" \
+  [ $rc -eq 1 -a "$(json "$REC" 'r["validation"]["status"] == "FAIL" and any(c["name"].startswith("NVE") and not c["pass"] for c in r["validation"]["checks"])')" = true ]
+rm -f "$REC"
+FABRICBENCH_TEST_HOOK=md_lose_atom mpi 2 $MD -i inputs/md/shear.ini -n 20 --json "$REC"
+rc=$?
+check "md: a lost atom is a FAIL (exit $rc)" \
+  [ $rc -eq 1 -a "$(json "$REC" 'any(c["name"] == "atom count unchanged" and not c["pass"] for c in r["validation"]["checks"])')" = true ]
+
+# Restarts: 2N steps equal N steps, restart, N more, bit for bit (same ranks).
+for np in 1 3; do
+  rm -f "$MDT"/r*.h5 "$MDT"/r*.jsonl
+  mpi "$np" $MD -i inputs/md/shear.ini -n 120 --restart-every 60 --restart "$MDT/rfull.h5" --json "$MDT/rfull.jsonl"
+  mpi "$np" $MD -i inputs/md/shear.ini -n 60 --restart-every 60 --restart "$MDT/rhalf.h5" --quiet
+  mpi "$np" $MD -i inputs/md/shear.ini -n 120 --restart-every 60 --read-restart "$MDT/rhalf.h5" --restart "$MDT/rsecond.h5" --json "$MDT/rsecond.jsonl"
+  rc=$?
+  same=$(python3 - "$MDT/rfull.h5" "$MDT/rsecond.h5" <<'PY' 2>&1
+import subprocess, sys
+def dump(p, ds):
+    out = subprocess.run(["h5dump", "-d", ds, p], capture_output=True, text=True).stdout
+    return out.split("DATA {", 1)[-1]
+same = all(dump(sys.argv[1], d) == dump(sys.argv[2], d) and len(dump(sys.argv[1], d)) > 1000
+           for d in ("/particles/all/position/value", "/particles/all/velocity/value"))
+print("true" if same else "false")
+PY
+)
+  check "md restart at $np ranks: 60 steps, restart, 60 more = 120 steps, positions and velocities bit for bit (exit $rc)" \
+    [ "$same" = true -a "$(json "$MDT/rsecond.jsonl" 'r["results"]["thermo"][-1]')" = "$(json "$MDT/rfull.jsonl" 'r["results"]["thermo"][-1]')" ]
+done
+check "md restart is H5MD: version, box, position, velocity, species (h5dump)" sh -c \
+  "h5dump -H '$MDT/rfull.h5' > '$MDT/h.txt' && grep -q 'GROUP \"h5md\"' '$MDT/h.txt' && grep -q 'ATTRIBUTE \"version\"' '$MDT/h.txt' && grep -q 'DATASET \"edges\"' '$MDT/h.txt' && grep -q 'DATASET \"species\"' '$MDT/h.txt' && grep -q 'GROUP \"velocity\"' '$MDT/h.txt'"
+expect_exit "md refuses a restart from another deck (types differ)" 2 20 2 $MD -i inputs/md/lj_bench.ini --read-restart "$MDT/rfull.h5"
+
+rm -f "$MDT/traj.h5"
+mpi 2 $MD -i inputs/md/shear.ini -n 200 --trajectory "$MDT/traj.h5" --quiet
+check "md trajectory: H5MD positions at steps 0, 100, 200 of the shear run (h5dump)" sh -c \
+  "h5dump -d /particles/all/position/step '$MDT/traj.h5' | tr -d ' \n' | grep -q '(0):0,100,200}' && h5dump -H -d /particles/all/position/value '$MDT/traj.h5' | grep -q 'SIMPLE { ( 3, 1912, 3 )'"
+check "md --no-output writes no trajectory" sh -c \
+  "rm -f '$MDT/none.h5'; timeout 60 $MPIRUN -np 1 $MD -i inputs/md/shear.ini -n 10 --trajectory '$MDT/none.h5' --no-output --quiet >/dev/null 2>&1 </dev/null; [ ! -e '$MDT/none.h5' ]"
+
+# read_data without velocities: created at the deck's temperature, no drift.
+rm -f "$REC"
+sed 's/^steps = 10$/steps = 10\ntemperature = 1.0/' tests/md/small.ini > "$MDT/warm.ini"
+mpi 2 $MD -i "$MDT/warm.ini" --json "$REC"
+check "md read_data without Velocities: created at T = 1, zero momentum" \
+  [ "$(json "$REC" 'abs(r["results"]["thermo"][0][2] - 1.0) < 1e-12 and r["validation"]["status"] == "PASS"')" = true ]
+
+# Same answer as LAMMPS (Debian's lmp) on the same data file.
+if command -v lmp >/dev/null 2>&1; then
+  L="$MDT/lammps"
+  mkdir -p "$L"
+  cat > "$L/in.data" <<'EOF'
+units lj
+atom_style atomic
+lattice fcc 0.8442
+region box block 0 6 0 6 0 6
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+velocity all create 1.44 87287 loop geom
+displace_atoms all random 0.05 0.05 0.05 12345
+write_data lj.data
+EOF
+  cat > "$L/in.run" <<'EOF'
+units lj
+atom_style atomic
+read_data lj.data
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0 2.5
+neighbor 0.3 bin
+neigh_modify delay 0 every 1 check yes
+fix 1 all nve
+timestep 0.005
+thermo_style custom step temp pe etotal press
+thermo_modify format float %20.15g
+thermo 10
+dump 1 all custom 1000 forces.dump id fx fy fz
+dump_modify 1 format float %20.15g sort id
+run 200
+EOF
+  cat > "$L/lj.ini" <<EOF
+[system]
+units = lj
+read_data = $L/lj.data
+periodic = 1 1 1
+[potential]
+pair_style = lj/cut
+cutoff = 2.5
+[run]
+timestep = 0.005
+steps = 200
+thermo = 10
+skin = 0.3
+neigh_every = 1
+neigh_delay = 0
+neigh_check = true
+EOF
+  (cd "$L" && timeout 120 lmp -in in.data -log none >/dev/null 2>&1 && timeout 120 lmp -in in.run -log none >lmp.out 2>&1)
+  for np in 1 3; do
+    rm -f "$REC"
+    mpi "$np" $MD -i "$L/lj.ini" --forces "$L/ours.forces" --json "$REC"
+    res=$(python3 tests/md/lammps_agree.py "$REC" "$L/ours.forces" "$L/lmp.out" "$L/forces.dump" 1e-9 1e-12)
+    check "md = LAMMPS lj/cut NVE at $np ranks, 200 steps: $res" \
+      python3 tests/md/lammps_agree.py "$REC" "$L/ours.forces" "$L/lmp.out" "$L/forces.dump" 1e-9 1e-12
+  done
+
+  cat > "$L/in.ni" <<'EOF'
+units metal
+atom_style atomic
+lattice fcc 3.52
+region box block 0 5 0 5 0 5
+create_box 1 box
+create_atoms 1 box
+mass 1 58.71
+velocity all create 600.0 4928459 loop geom
+displace_atoms all random 0.1 0.1 0.1 777
+write_data ni.data
+EOF
+  (cd "$L" && timeout 120 lmp -in in.ni -log none >/dev/null 2>&1)
+  U3=/usr/share/lammps/potentials/Ni_u3.eam
+  for pot in "eam:$U3" "eam/alloy:$PWD/inputs/md/Ni_zhou04.eam.alloy"; do
+    style=${pot%%:*} file=${pot#*:}
+    [ -r "$file" ] || continue
+    elem=""; [ "$style" = eam/alloy ] && elem=Ni
+    sed -e "s|^read_data lj.data|read_data ni.data|; s|^units lj|units metal|; s|^pair_style .*|pair_style $style|; s|^pair_coeff .*|pair_coeff * * $file $elem|; s|^timestep .*|timestep 0.001|; s|^run 200|run 100|" "$L/in.run" > "$L/in.nirun"
+    printf '[system]\nunits = metal\nread_data = %s/ni.data\nperiodic = 1 1 1\n[potential]\npair_style = %s\nfile = %s\n[run]\ntimestep = 0.001\nsteps = 100\nthermo = 10\nskin = 0.3\nneigh_every = 1\nneigh_delay = 0\n' "$L" "$style" "$file" > "$L/ni.ini"
+    (cd "$L" && timeout 120 lmp -in in.nirun -log none >lmp.ni.out 2>&1)
+    rm -f "$REC"
+    mpi 2 $MD -i "$L/ni.ini" --forces "$L/ni.forces" --json "$REC"
+    res=$(python3 tests/md/lammps_agree.py "$REC" "$L/ni.forces" "$L/lmp.ni.out" "$L/forces.dump" 1e-9 1e-12)
+    check "md = LAMMPS pair_style $style ($(basename "$file")) at 2 ranks, 100 steps: $res" \
+      python3 tests/md/lammps_agree.py "$REC" "$L/ni.forces" "$L/lmp.ni.out" "$L/forces.dump" 1e-9 1e-12
+  done
+else
+  echo "# lmp not installed: the LAMMPS agreement tests are skipped (run/install-deps installs it)"
+fi
