@@ -98,7 +98,7 @@ static void thermo_header(FbContext *ctx) {
 /* Neighbour lists from scratch: wrap and migrate, ghosts, bins, list. */
 static void reneighbor(FbContext *ctx, Md *md) {
   md_migrate(ctx, md);
-  md_sort_by_id(md);
+  md_sort_atoms(md);
   md_borders(ctx, md);
   fb_timer_start(&ctx->timers, PH_NEIGH);
   md_neighbor_build(md);

@@ -128,7 +128,7 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv);
 void md_setup(FbContext *ctx, Md *md);
 void md_free(Md *md);
 int md_atoms_reserve(MdAtoms *a, int n);
-void md_sort_by_id(Md *md);
+void md_sort_atoms(Md *md);
 /* potential.c */
 int md_potential_init(Md *md, char *err, size_t len);
 void md_potential_free(MdPotential *p);

@@ -1,7 +1,8 @@
 /* neighbor.c: binned half neighbour lists with a skin. Each pair appears
- * once in the whole job: owned pairs by index, owned-ghost pairs on the rank
- * where the ghost lies "above" by (z, y, x) order, which the rank owning
- * the other atom sees mirrored (Newton's third law across ranks). */
+ * once in the whole job: atom i lists j when j lies "above" i in (z, y, x)
+ * order. The rank owning the other atom sees the pair mirrored, so a pair
+ * across ranks is computed once too (Newton's third law across ranks), and
+ * bins below i's in z need not be searched at all. */
 #include "md.h"
 
 #include <math.h>
@@ -17,8 +18,8 @@ static int bin_coord(const MdNeighbor *nb, int d, double x) {
   return c < 0 ? 0 : c >= nb->nbins[d] ? nb->nbins[d] - 1 : c;
 }
 
-/* True when ghost j is above atom i in (z, y, x) order. */
-static inline int ghost_above(const double xi[3], const double xj[3]) {
+/* True when j is above atom i in (z, y, x) order (0 for equal positions). */
+static inline int above(const double xi[3], const double xj[3]) {
   if (xj[2] != xi[2]) return xj[2] > xi[2];
   if (xj[1] != xi[1]) return xj[1] > xi[1];
   return xj[0] > xi[0];
@@ -76,7 +77,7 @@ static int setup_bins(Md *md, int nall) {
   n_stencil = 0;
   for (int i = -reach[0]; i <= reach[0]; i++)
     for (int j = -reach[1]; j <= reach[1]; j++)
-      for (int k = -reach[2]; k <= reach[2]; k++) {
+      for (int k = 0; k <= reach[2]; k++) { /* bins below hold no atom above i */
         int o[3] = {i, j, k};
         double dsq = 0.0;
         for (int d = 0; d < 3; d++) {
@@ -130,13 +131,13 @@ static int build(Md *md) {
       int bx = c0 + stencil[3 * s], by = c1 + stencil[3 * s + 1], bz = c2 + stencil[3 * s + 2];
       if (bx < 0 || bx >= nb0 || by < 0 || by >= nb1 || bz < 0 || bz >= nb2) continue;
       int bb = (bx * nb1 + by) * nb2 + bz;
-      int slot = bin_start[bb], end = bin_start[bb + 1];
-      while (slot < end && bin_atoms[slot] <= i) slot++; /* owned j <= i: listed with j */
-      for (; slot < end; slot++) {
+      for (int slot = bin_start[bb], end = bin_start[bb + 1]; slot < end; slot++) {
         const double dx = xi[0] - bin_x[slot][0], dy = xi[1] - bin_x[slot][1], dz = xi[2] - bin_x[slot][2];
         if (dx * dx + dy * dy + dz * dz >= cutsq) continue;
         int j = bin_atoms[slot];
-        if (j >= nlocal && !ghost_above(xi, bin_x[slot])) continue;
+        /* equal positions (overlapping owned atoms) by index, so the
+         * overlap check still sees them */
+        if (!above(xi, bin_x[slot]) && !(dx == 0 && dy == 0 && dz == 0 && j > i && j < nlocal)) continue;
         if (count == nb->cap && grow(&nb->pairs, &nb->cap, count + 512)) return FB_EXIT_RUNTIME;
         nb->pairs[count++] = j;
       }

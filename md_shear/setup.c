@@ -27,30 +27,45 @@ int md_atoms_reserve(MdAtoms *a, int n) {
 }
 
 typedef struct {
-  long long id;
+  long long bin, id;
   int index;
-} IdIndex;
+} SortKey;
 
-static int by_id(const void *a, const void *b) {
-  long long x = ((const IdIndex *)a)->id, y = ((const IdIndex *)b)->id;
-  return (x > y) - (x < y);
+static int by_key(const void *a, const void *b) {
+  const SortKey *x = a, *y = b;
+  if (x->bin != y->bin) return (x->bin > y->bin) - (x->bin < y->bin);
+  return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Owned atoms in id order: the same order (hence the same force sums)
- * however the atoms arrived, which makes restarts bit-for-bit. */
-void md_sort_by_id(Md *md) {
+/* Owned atoms ordered by spatial bin (half the neighbour cutoff wide, on a
+ * grid fixed to the box), then id: neighbours sit close in memory, as
+ * LAMMPS's atom sorting does, and the order depends only on positions and
+ * ids, so a restarted run sums forces in the same order (bit for bit). */
+void md_sort_atoms(Md *md) {
   MdAtoms *a = &md->atoms;
   int n = a->n_local;
-  IdIndex *order = malloc((size_t)n * sizeof *order + 1);
+  SortKey *order = malloc((size_t)n * sizeof *order + 1);
   double (*tmp)[3] = malloc((size_t)n * sizeof *tmp + 1);
   long long *ids = malloc((size_t)n * sizeof *ids + 1);
   int *ints = malloc((size_t)n * sizeof *ints + 1);
-  if (!order || !tmp || !ids || !ints) { /* unsorted is still correct, only not canonical */
+  if (!order || !tmp || !ids || !ints) { /* unsorted is still correct, only slower */
     free(order); free(tmp); free(ids); free(ints);
     return;
   }
-  for (int i = 0; i < n; i++) { order[i].id = a->id[i]; order[i].index = i; }
-  qsort(order, (size_t)n, sizeof *order, by_id);
+  long long nbins[3];
+  double size = 0.5 * md->cutghost;
+  for (int d = 0; d < 3; d++) nbins[d] = (long long)(md->prd[d] / size) + 3;
+  for (int i = 0; i < n; i++) {
+    long long c[3];
+    for (int d = 0; d < 3; d++) {
+      double u = floor((a->x[i][d] - md->boxlo[d]) / size) + 1.0; /* one bin of room past a wall */
+      c[d] = u < 0 ? 0 : u >= nbins[d] ? nbins[d] - 1 : (long long)u;
+    }
+    order[i].bin = (c[0] * nbins[1] + c[1]) * nbins[2] + c[2];
+    order[i].id = a->id[i];
+    order[i].index = i;
+  }
+  qsort(order, (size_t)n, sizeof *order, by_key);
   double (*fields[])[3] = {a->x, a->v, a->x_built};
   for (int f = 0; f < 3; f++) {
     for (int i = 0; i < n; i++) memcpy(tmp[i], fields[f][order[i].index], sizeof tmp[i]);

@@ -33,6 +33,7 @@ PROFILES = {
         "stream": "-n {stream_n} -r 3",
         "pingpong": "-m 1:1K -i 20 -x 2",
         "hpl": "-N 300 -b 32",
+        "md": "-i inputs/md/lj_bench.ini -n 20",
         "_stream_total": 1 << 18,
     },
     "quick": {  # a few minutes on a laptop
@@ -40,6 +41,7 @@ PROFILES = {
         "stream": "-n {stream_n} -r 10",
         "pingpong": "-m 1:4M -i 200",
         "hpl": "-N 4000 -b 96",
+        "md": "-i inputs/md/shear.ini",
         "_stream_total": 1 << 24,
     },
     "standard": {  # what a report uses
@@ -47,6 +49,7 @@ PROFILES = {
         "stream": "-n {stream_n} -r 20",
         "pingpong": "-m 1:8M -i 1000",
         "hpl": "-N 12000 -b 128",
+        "md": "-i inputs/md/shear_big.ini",
         "_stream_total": 1 << 26,
     },
     "full": {  # cluster-sized
@@ -54,6 +57,7 @@ PROFILES = {
         "stream": "-n {stream_n} -r 50",
         "pingpong": "-m 1:8M -i 5000",
         "hpl": "-N 40000 -b 192",
+        "md": "-i inputs/md/shear_big.ini --replicate 8x1x16 -n 3000",
         "_stream_total": 1 << 28,
     },
 }
@@ -65,6 +69,7 @@ PROBLEM_KEYS = {
     "stream": ["global_elements", "nt", "no-sync"],
     "pingpong": ["test", "message-sizes", "pairs"],
     "hpl": ["N", "NB", "seed"],
+    "md": ["input", "atoms", "steps"],
 }
 
 # Phases counted as communication or I/O; everything else is compute.
