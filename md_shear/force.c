@@ -95,27 +95,46 @@ static void lj_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
   else lj_loop(md, f, lo, hi, s, 0);
 }
 
-static void eam_density(Md *md, double *rho, int lo, int hi) {
-  const MdAtoms *a = &md->atoms;
+/* EAM densities over the half list. single: one element, so the density
+ * each atom gives the other is the same number (computed once). */
+static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, int hi, int single) {
+  const double (*restrict x)[3] = (const double (*)[3])md->atoms.x;
+  const int *restrict type = md->atoms.type;
   const MdPotential *p = &md->pot;
-  const MdNeighbor *nb = &md->neigh;
+  const int *restrict first = md->neigh.first, *restrict len = md->neigh.len, *restrict pairs = md->neigh.pairs;
+  const double cutsq = p->cutsq, rdr = p->rdr;
+  const int nr = p->nr;
+  const MdSpline *restrict rhor0 = p->rhor[0];
   for (int i = lo; i < hi; i++) {
-    const int ei = p->elem_of_type[a->type[i]];
-    const int *list = nb->pairs + nb->first[i];
+    const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+    const int ei = single ? 0 : p->elem_of_type[type[i]];
+    const int *restrict list = pairs + first[i];
+    const int n = len[i];
     double rhoi = 0.0;
-    for (int k = 0; k < nb->len[i]; k++) {
-      int j = list[k];
-      double dx = a->x[i][0] - a->x[j][0], dy = a->x[i][1] - a->x[j][1], dz = a->x[i][2] - a->x[j][2];
-      double rsq = dx * dx + dy * dy + dz * dz;
-      if (rsq >= p->cutsq) continue;
+    for (int k = 0; k < n; k++) {
+      const int j = list[k];
+      const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
+      const double rsq = dx * dx + dy * dy + dz * dz;
+      if (rsq >= cutsq) continue;
       double q;
-      int m = table_index(sqrt(rsq), p->rdr, p->nr, &q);
-      int ej = p->elem_of_type[a->type[j]];
-      rhoi += spline_value(p->rhor[ej][m], q);
-      rho[j] += spline_value(p->rhor[ei][m], q);
+      const int m = table_index(sqrt(rsq), rdr, nr, &q);
+      if (single) {
+        const double v = spline_value(rhor0[m], q);
+        rhoi += v;
+        rho[j] += v;
+      } else {
+        const int ej = p->elem_of_type[type[j]];
+        rhoi += spline_value(p->rhor[ej][m], q);
+        rho[j] += spline_value(p->rhor[ei][m], q);
+      }
     }
     rho[i] += rhoi;
   }
+}
+
+static void eam_density(Md *md, double *rho, int lo, int hi) {
+  if (md->pot.nelements == 1) eam_density_loop(md, rho, lo, hi, 1);
+  else eam_density_loop(md, rho, lo, hi, 0);
 }
 
 /* Embedding energy and its derivative for owned atoms; linear beyond the
@@ -137,37 +156,62 @@ static double eam_embed(Md *md) {
   return e;
 }
 
-static void eam_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
-  const MdAtoms *a = &md->atoms;
+static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, int hi, PairSums *s, int single) {
+  const double (*restrict x)[3] = (const double (*)[3])md->atoms.x;
+  const double *restrict fp = md->atoms.fp;
+  const int *restrict type = md->atoms.type;
   const MdPotential *p = &md->pot;
-  const MdNeighbor *nb = &md->neigh;
+  const int *restrict first = md->neigh.first, *restrict len = md->neigh.len, *restrict pairs = md->neigh.pairs;
+  const double cutsq = p->cutsq, rdr = p->rdr;
+  const int nr = p->nr;
+  const MdSpline *restrict rhor0 = p->rhor[0], *restrict z2r0 = p->z2r[0][0];
+  double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq;
   for (int i = lo; i < hi; i++) {
-    const int ei = p->elem_of_type[a->type[i]];
-    const int *list = nb->pairs + nb->first[i];
+    const double xi = x[i][0], yi = x[i][1], zi = x[i][2], fpi = fp[i];
+    const int ei = single ? 0 : p->elem_of_type[type[i]];
+    const int *restrict list = pairs + first[i];
+    const int n = len[i];
     double fx = 0, fy = 0, fz = 0;
-    for (int k = 0; k < nb->len[i]; k++) {
-      int j = list[k];
-      double dx = a->x[i][0] - a->x[j][0], dy = a->x[i][1] - a->x[j][1], dz = a->x[i][2] - a->x[j][2];
-      double rsq = dx * dx + dy * dy + dz * dz;
-      if (rsq >= p->cutsq) continue;
-      int ej = p->elem_of_type[a->type[j]];
-      double r = sqrt(rsq), q;
-      int m = table_index(r, p->rdr, p->nr, &q);
-      double rhoip = spline_deriv(p->rhor[ei][m], q); /* density of i at j */
-      double rhojp = spline_deriv(p->rhor[ej][m], q); /* density of j at i */
-      const double *z = p->z2r[ei][ej][m];
-      double z2p = spline_deriv(z, q), z2 = spline_value(z, q);
-      double recip = 1.0 / r, phi = z2 * recip, phip = z2p * recip - phi * recip;
-      double psip = a->fp[i] * rhojp + a->fp[j] * rhoip + phip;
-      double fpair = -psip * recip;
+    for (int k = 0; k < n; k++) {
+      const int j = list[k];
+      const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
+      const double rsq = dx * dx + dy * dy + dz * dz;
+      if (rsq >= cutsq) continue;
+      const double r = sqrt(rsq);
+      double q;
+      const int m = table_index(r, rdr, nr, &q);
+      double rhoip, rhojp, z2p, z2;
+      if (single) {
+        rhoip = rhojp = spline_deriv(rhor0[m], q);
+        z2p = spline_deriv(z2r0[m], q);
+        z2 = spline_value(z2r0[m], q);
+      } else {
+        const int ej = p->elem_of_type[type[j]];
+        rhoip = spline_deriv(p->rhor[ei][m], q); /* density of i at j */
+        rhojp = spline_deriv(p->rhor[ej][m], q); /* density of j at i */
+        const double *z = p->z2r[ei][ej][m];
+        z2p = spline_deriv(z, q);
+        z2 = spline_value(z, q);
+      }
+      const double recip = 1.0 / r, phi = z2 * recip, phip = z2p * recip - phi * recip;
+      const double psip = fpi * rhojp + fp[j] * rhoip + phip;
+      const double fpair = -psip * recip;
       fx += dx * fpair; fy += dy * fpair; fz += dz * fpair;
       f[j][0] -= dx * fpair; f[j][1] -= dy * fpair; f[j][2] -= dz * fpair;
-      s->energy += phi;
-      s->virial += rsq * fpair;
-      if (rsq < s->min_rsq) s->min_rsq = rsq;
+      energy += phi;
+      virial += rsq * fpair;
+      min_rsq = rsq < min_rsq ? rsq : min_rsq;
     }
     f[i][0] += fx; f[i][1] += fy; f[i][2] += fz;
   }
+  s->energy += energy;
+  s->virial += virial;
+  s->min_rsq = min_rsq;
+}
+
+static void eam_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
+  if (md->pot.nelements == 1) eam_pair_loop(md, f, lo, hi, s, 1);
+  else eam_pair_loop(md, f, lo, hi, s, 0);
 }
 
 /* Runs a pair loop over the owned atoms on every thread into private

@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* Bins are half the neighbour cutoff wide; the stencil is every bin whose
  * nearest point is within the cutoff (LAMMPS's default binning). */
@@ -40,6 +43,8 @@ static int grow(int **p, int *cap, int need) {
 static int *bin_start, *bin_atoms, *atom_bin, *stencil;
 static double (*bin_x)[3];
 static int bin_cap, atom_cap, n_stencil;
+#define MD_MAX_THREADS 256
+static int *thread_pairs[MD_MAX_THREADS], thread_cap[MD_MAX_THREADS], thread_count[MD_MAX_THREADS];
 
 static int setup_bins(Md *md, int nall) {
   MdNeighbor *nb = &md->neigh;
@@ -90,6 +95,40 @@ static int setup_bins(Md *md, int nall) {
   return 0;
 }
 
+/* Lists atoms lo..hi-1 into *pairs (first[] relative to it). */
+static int list_block(Md *md, int lo, int hi, int **pairs, int *cap, int *count_out, int nb0, int nb1, int nb2) {
+  const MdAtoms *a = &md->atoms;
+  MdNeighbor *nb = &md->neigh;
+  const double cutsq = md->cutghost * md->cutghost;
+  const int nlocal = a->n_local;
+  int count = 0;
+  for (int i = lo; i < hi; i++) {
+    const double *xi = a->x[i];
+    int b = atom_bin[i];
+    int c2 = b % nb2, c1 = (b / nb2) % nb1, c0 = b / (nb2 * nb1);
+    nb->first[i] = count;
+    if (grow(pairs, cap, count + 512)) return 1;
+    for (int s = 0; s < n_stencil; s++) {
+      int bx = c0 + stencil[3 * s], by = c1 + stencil[3 * s + 1], bz = c2 + stencil[3 * s + 2];
+      if (bx < 0 || bx >= nb0 || by < 0 || by >= nb1 || bz < 0 || bz >= nb2) continue;
+      int bb = (bx * nb1 + by) * nb2 + bz;
+      for (int slot = bin_start[bb], end = bin_start[bb + 1]; slot < end; slot++) {
+        const double dx = xi[0] - bin_x[slot][0], dy = xi[1] - bin_x[slot][1], dz = xi[2] - bin_x[slot][2];
+        if (dx * dx + dy * dy + dz * dz >= cutsq) continue;
+        int j = bin_atoms[slot];
+        /* equal positions (overlapping owned atoms) by index, so the
+         * overlap check still sees them */
+        if (!above(xi, bin_x[slot]) && !(dx == 0 && dy == 0 && dz == 0 && j > i && j < nlocal)) continue;
+        if (count == *cap && grow(pairs, cap, count + 512)) return 1;
+        (*pairs)[count++] = j;
+      }
+    }
+    nb->len[i] = count - nb->first[i];
+  }
+  *count_out = count;
+  return 0;
+}
+
 /* Builds the list; returns 0 or FB_EXIT_RUNTIME (memory). Atoms are
  * counting-sorted into bins with their positions copied alongside, so the
  * distance checks stream through memory. */
@@ -118,31 +157,33 @@ static int build(Md *md) {
   }
   for (int b = nb->nbins_total; b > 0; b--) bin_start[b] = bin_start[b - 1];
   bin_start[0] = 0;
-  const double cutsq = md->cutghost * md->cutghost;
   const int nlocal = a->n_local;
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
+  if (threads > MD_MAX_THREADS) threads = MD_MAX_THREADS;
+  int failed = 0;
+  /* each thread lists its block of atoms into its own buffer; the blocks
+   * are then laid end to end */
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+  {
+    int t = 0;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+#endif
+    int lo = (int)((long long)nlocal * t / threads), hi = (int)((long long)nlocal * (t + 1) / threads);
+    failed = list_block(md, lo, hi, &thread_pairs[t], &thread_cap[t], &thread_count[t], nb0, nb1, nb2);
+  }
+  if (failed) return FB_EXIT_RUNTIME;
   int count = 0;
-  for (int i = 0; i < nlocal; i++) {
-    const double *xi = a->x[i];
-    int b = atom_bin[i];
-    int c2 = b % nb2, c1 = (b / nb2) % nb1, c0 = b / (nb2 * nb1);
-    nb->first[i] = count;
-    if (grow(&nb->pairs, &nb->cap, count + 512)) return FB_EXIT_RUNTIME;
-    for (int s = 0; s < n_stencil; s++) {
-      int bx = c0 + stencil[3 * s], by = c1 + stencil[3 * s + 1], bz = c2 + stencil[3 * s + 2];
-      if (bx < 0 || bx >= nb0 || by < 0 || by >= nb1 || bz < 0 || bz >= nb2) continue;
-      int bb = (bx * nb1 + by) * nb2 + bz;
-      for (int slot = bin_start[bb], end = bin_start[bb + 1]; slot < end; slot++) {
-        const double dx = xi[0] - bin_x[slot][0], dy = xi[1] - bin_x[slot][1], dz = xi[2] - bin_x[slot][2];
-        if (dx * dx + dy * dy + dz * dz >= cutsq) continue;
-        int j = bin_atoms[slot];
-        /* equal positions (overlapping owned atoms) by index, so the
-         * overlap check still sees them */
-        if (!above(xi, bin_x[slot]) && !(dx == 0 && dy == 0 && dz == 0 && j > i && j < nlocal)) continue;
-        if (count == nb->cap && grow(&nb->pairs, &nb->cap, count + 512)) return FB_EXIT_RUNTIME;
-        nb->pairs[count++] = j;
-      }
-    }
-    nb->len[i] = count - nb->first[i];
+  for (int t = 0; t < threads; t++) count += thread_count[t];
+  if (grow(&nb->pairs, &nb->cap, count + 1)) return FB_EXIT_RUNTIME;
+  for (int t = 0, base = 0; t < threads; t++) {
+    int lo = (int)((long long)nlocal * t / threads), hi = (int)((long long)nlocal * (t + 1) / threads);
+    for (int i = lo; i < hi; i++) nb->first[i] += base;
+    memcpy(nb->pairs + base, thread_pairs[t], (size_t)thread_count[t] * sizeof *nb->pairs);
+    base += thread_count[t];
   }
   nb->count = count;
   for (int i = 0; i < nlocal; i++) memcpy(a->x_built[i], a->x[i], sizeof a->x[i]);
@@ -174,6 +215,7 @@ void md_neighbor_free(MdNeighbor *n) {
   free(n->len);
   free(n->pairs);
   free(bin_start); free(bin_atoms); free(atom_bin); free(bin_x); free(stencil);
+  for (int t = 0; t < MD_MAX_THREADS; t++) { free(thread_pairs[t]); thread_pairs[t] = NULL; thread_cap[t] = 0; }
   bin_start = bin_atoms = atom_bin = stencil = NULL;
   bin_x = NULL;
   bin_cap = atom_cap = 0;
