@@ -199,7 +199,7 @@ void fb_decomp_grid_string(const FbDecomp *d, char *buf, size_t len);
  * extent of the other two, so edges and corners are filled too. */
 typedef struct {
   const FbDecomp *d;
-  int width, nfields;
+  int width, pad, nfields;  /* pad: halo layers allocated (>= width exchanged) */
   MPI_Datatype type;
   size_t elem;
   int ext[3];
@@ -210,6 +210,10 @@ typedef struct {
 } FbHalo;
 
 int fb_halo_init(FbHalo *h, const FbDecomp *d, int width, MPI_Datatype type, int nfields);
+/* The same for fields allocated with pad >= width halo layers per side
+ * (ext = n + 2 pad), of which the innermost width are exchanged. */
+int fb_halo_init_padded(FbHalo *h, const FbDecomp *d, int width, int pad, MPI_Datatype type,
+                        int nfields);
 void fb_halo_free(FbHalo *h);
 /* Exchange nfields fields (as given at init); timed and counted under phase. */
 void fb_halo_exchange(FbHalo *h, void *const *fields, FbTimers *t, int phase);

@@ -9,15 +9,22 @@
 enum { TAG_UP = 7100, TAG_DOWN = 7200 };
 
 int fb_halo_init(FbHalo *h, const FbDecomp *d, int width, MPI_Datatype type, int nfields) {
+  return fb_halo_init_padded(h, d, width, width, type, nfields);
+}
+
+int fb_halo_init_padded(FbHalo *h, const FbDecomp *d, int width, int pad, MPI_Datatype type,
+                        int nfields) {
   memset(h, 0, sizeof *h);
+  if (pad < width) return FB_EXIT_USAGE;
   h->d = d;
   h->width = width;
+  h->pad = pad;
   h->nfields = nfields;
   h->type = type;
   int elem;
   MPI_Type_size(type, &elem);
   h->elem = (size_t)elem;
-  for (int a = 0; a < 3; a++) h->ext[a] = d->n[a] + 2 * width;
+  for (int a = 0; a < 3; a++) h->ext[a] = d->n[a] + 2 * pad;
   for (int a = 0; a < 3; a++) {
     h->face_count[a] = (size_t)width * h->ext[(a + 1) % 3] * h->ext[(a + 2) % 3];
     size_t count = h->face_count[a] * nfields;
@@ -82,7 +89,7 @@ static void copy_slab(const FbHalo *h, char *field, char *buf, int axis, int fir
 
 void fb_halo_exchange(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
   const FbDecomp *d = h->d;
-  int w = h->width;
+  int w = h->width, pad = h->pad;
   int rank;
   MPI_Comm_rank(d->cart, &rank);
   fb_timer_start(t, phase);
@@ -93,17 +100,17 @@ void fb_halo_exchange(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
     MPI_Startall(2, &h->req[a][0]);
     for (int f = 0; f < h->nfields; f++) {
       if (d->nbr_lo[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], (char *)h->sendbuf[a][0] + f * face_bytes, a, w, 1);
+        copy_slab(h, fields[f], (char *)h->sendbuf[a][0] + f * face_bytes, a, pad, 1);
       if (d->nbr_hi[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], (char *)h->sendbuf[a][1] + f * face_bytes, a, n, 1);
+        copy_slab(h, fields[f], (char *)h->sendbuf[a][1] + f * face_bytes, a, pad + n - w, 1);
     }
     MPI_Startall(2, &h->req[a][2]);
     MPI_Waitall(4, h->req[a], MPI_STATUSES_IGNORE);
     for (int f = 0; f < h->nfields; f++) {
       if (d->nbr_lo[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], (char *)h->recvbuf[a][0] + f * face_bytes, a, 0, 0);
+        copy_slab(h, fields[f], (char *)h->recvbuf[a][0] + f * face_bytes, a, pad - w, 0);
       if (d->nbr_hi[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], (char *)h->recvbuf[a][1] + f * face_bytes, a, n + w, 0);
+        copy_slab(h, fields[f], (char *)h->recvbuf[a][1] + f * face_bytes, a, pad + n, 0);
     }
     for (int s = 0; s < 2; s++) {
       int nbr = s ? d->nbr_hi[a] : d->nbr_lo[a];

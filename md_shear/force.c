@@ -47,6 +47,20 @@ typedef struct {
   double energy, virial, min_rsq;
 } PairSums;
 
+/* One pair's force on i (into the row's running sums) and its reaction
+ * on j (Newton's third law). */
+static inline void pair_force(double (*restrict f)[3], int j, double dx, double dy, double dz, double fpair,
+                              double fi[3]) {
+  fi[0] += dx * fpair; fi[1] += dy * fpair; fi[2] += dz * fpair;
+  f[j][0] -= dx * fpair; f[j][1] -= dy * fpair; f[j][2] -= dz * fpair;
+}
+
+static inline void pair_sums(PairSums *s, double energy, double virial, double min_rsq) {
+  s->energy += energy;
+  s->virial += virial;
+  s->min_rsq = min_rsq;
+}
+
 /* The lj/cut loop. single_type lets the compiler keep the coefficients in
  * registers (restrict: force stores do not alias positions or tables).
  * A SIMD form (gathers, then a scalar scatter) measured 20% slower on
@@ -63,7 +77,7 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
     const int ti = type[i];
     const int *restrict list = pairs + first[i];
     const int n = len[i];
-    double fx = 0, fy = 0, fz = 0;
+    double fi[3] = {0.0, 0.0, 0.0};
     for (int k = 0; k < n; k++) {
       const int j = list[k];
       const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
@@ -77,17 +91,14 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
        * pairs beyond it contribute exact zeros */
       const int inside = rsq < cutsq;
       const double fpair = inside ? r6inv * (lj1 * r6inv - lj2) * r2inv : 0.0;
-      fx += dx * fpair; fy += dy * fpair; fz += dz * fpair;
-      f[j][0] -= dx * fpair; f[j][1] -= dy * fpair; f[j][2] -= dz * fpair;
+      pair_force(f, j, dx, dy, dz, fpair, fi);
       energy += inside ? r6inv * (lj3 * r6inv - lj4) - off : 0.0;
       virial += rsq * fpair;
       min_rsq = rsq < min_rsq ? rsq : min_rsq;
     }
-    f[i][0] += fx; f[i][1] += fy; f[i][2] += fz;
+    f[i][0] += fi[0]; f[i][1] += fi[1]; f[i][2] += fi[2];
   }
-  s->energy += energy;
-  s->virial += virial;
-  s->min_rsq = min_rsq;
+  pair_sums(s, energy, virial, min_rsq);
 }
 
 static void lj_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
@@ -171,7 +182,7 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
     const int ei = single ? 0 : p->elem_of_type[type[i]];
     const int *restrict list = pairs + first[i];
     const int n = len[i];
-    double fx = 0, fy = 0, fz = 0;
+    double fi[3] = {0.0, 0.0, 0.0};
     for (int k = 0; k < n; k++) {
       const int j = list[k];
       const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
@@ -196,17 +207,14 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
       const double recip = 1.0 / r, phi = z2 * recip, phip = z2p * recip - phi * recip;
       const double psip = fpi * rhojp + fp[j] * rhoip + phip;
       const double fpair = -psip * recip;
-      fx += dx * fpair; fy += dy * fpair; fz += dz * fpair;
-      f[j][0] -= dx * fpair; f[j][1] -= dy * fpair; f[j][2] -= dz * fpair;
+      pair_force(f, j, dx, dy, dz, fpair, fi);
       energy += phi;
       virial += rsq * fpair;
       min_rsq = rsq < min_rsq ? rsq : min_rsq;
     }
-    f[i][0] += fx; f[i][1] += fy; f[i][2] += fz;
+    f[i][0] += fi[0]; f[i][1] += fi[1]; f[i][2] += fi[2];
   }
-  s->energy += energy;
-  s->virial += virial;
-  s->min_rsq = min_rsq;
+  pair_sums(s, energy, virial, min_rsq);
 }
 
 static void eam_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {

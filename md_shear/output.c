@@ -139,6 +139,16 @@ static int gather_state(FbContext *ctx, const Md *md, Gathered *g) {
   return 0;
 }
 
+/* Column c of the gathered (type, group) triples as an int dataset. */
+static void int_column(hid_t loc, const char *name, const double *tg, int c, long long natoms) {
+  hsize_t n = (hsize_t)natoms;
+  int *v = malloc((size_t)natoms * sizeof *v + 1);
+  if (!v) return;
+  for (long long k = 0; k < natoms; k++) v[k] = (int)tg[3 * k + c];
+  dataset(loc, name, H5T_NATIVE_INT, 1, &n, v);
+  free(v);
+}
+
 static void free_gathered(Gathered *g) { free(g->x); free(g->v); free(g->tg); }
 
 /* ------------------------------------------------------------ trajectory */
@@ -209,11 +219,7 @@ void md_trajectory_frame(FbContext *ctx, Md *md) {
       traj_file = h5md_create(md, traj_tmp, &traj_all);
       if (traj_file >= 0) {
         series_create(traj_all, "position", md->natoms);
-        hsize_t n = (hsize_t)md->natoms;
-        int *species = malloc((size_t)md->natoms * sizeof *species);
-        for (long long k = 0; species && k < md->natoms; k++) species[k] = (int)g.tg[3 * k];
-        if (species) dataset(traj_all, "species", H5T_NATIVE_INT, 1, &n, species);
-        free(species);
+        int_column(traj_all, "species", g.tg, 0, md->natoms);
       }
     }
     if (traj_file < 0) rc = FB_EXIT_RUNTIME;
@@ -246,7 +252,7 @@ void md_restart_write(FbContext *ctx, Md *md) {
     hid_t all, f = h5md_create(md, tmp, &all);
     if (f < 0) rc = FB_EXIT_RUNTIME;
     else {
-      hsize_t dims[2] = {(hsize_t)md->natoms, 3}, n = (hsize_t)md->natoms;
+      hsize_t dims[2] = {(hsize_t)md->natoms, 3};
       const char *names[2] = {"position", "velocity"};
       const double *data[2] = {g.x, g.v};
       for (int k = 0; k < 2; k++) {
@@ -258,12 +264,8 @@ void md_restart_write(FbContext *ctx, Md *md) {
         dataset(s, "time", H5T_NATIVE_DOUBLE, 1, &one, &time);
         H5Gclose(s);
       }
-      int *ints = malloc((size_t)md->natoms * sizeof *ints);
-      for (int c = 0; ints && c < 2; c++) {
-        for (long long k = 0; k < md->natoms; k++) ints[k] = (int)g.tg[3 * k + c];
-        dataset(all, c == 0 ? "species" : "group", H5T_NATIVE_INT, 1, &n, ints);
-      }
-      free(ints);
+      int_column(all, "species", g.tg, 0, md->natoms);
+      int_column(all, "group", g.tg, 1, md->natoms);
       H5Gclose(all);
       hid_t p = H5Gcreate2(f, "parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
       hid_t fbg = H5Gcreate2(p, "fabricbench", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

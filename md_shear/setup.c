@@ -135,8 +135,11 @@ static int lattice_points(const Md *md, double **out, long long *count) {
           for (int d = 0; d < 3; d++) {
             x[d] = rot[d][0] * c[0] + rot[d][1] * c[1] + rot[d][2] * c[2];
             /* LAMMPS's create_atoms: [lo, hi) in periodic dimensions, the
-             * upper face included (within rounding) in non-periodic ones. */
-            double hi = md->periodic[d] ? L[d] : L[d] * (1.0 + 1e-12);
+             * upper face included (within rounding) in non-periodic ones,
+             * unless the box is replicated there (the next copy's lower
+             * face is that layer). */
+            int upper_face = !md->periodic[d] && md->replicate[d] == 1;
+            double hi = upper_face ? L[d] * (1.0 + 1e-12) : L[d];
             if (x[d] < -1e-12 * L[d] || x[d] >= hi) inside = 0;
             if (x[d] < 0.0 && inside) x[d] = 0.0;
           }

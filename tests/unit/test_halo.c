@@ -13,7 +13,7 @@ static double value_at(int f, int gi, int gj, int gk) {
   return (double)(f * 1000000 + gi * 10000 + gj * 100 + gk);
 }
 
-static void check_exchange(const int n[3], const int periods[3], int width,
+static void check_exchange(const int n[3], const int periods[3], int width, int pad,
                            MPI_Datatype type, int nfields) {
   FbDecomp d;
   char err[256];
@@ -23,7 +23,7 @@ static void check_exchange(const int n[3], const int periods[3], int width,
     return;
   }
   FbHalo h;
-  EXPECT(fb_halo_init(&h, &d, width, type, nfields) == 0, "halo init");
+  EXPECT(fb_halo_init_padded(&h, &d, width, pad, type, nfields) == 0, "halo init");
   int is_float = type == MPI_FLOAT;
   size_t count = (size_t)h.ext[0] * h.ext[1] * h.ext[2];
   void *fields[4];
@@ -32,10 +32,10 @@ static void check_exchange(const int n[3], const int periods[3], int width,
     for (int i = 0; i < h.ext[0]; i++)
       for (int j = 0; j < h.ext[1]; j++)
         for (int k = 0; k < h.ext[2]; k++) {
-          int inside = i >= width && i < width + d.n[0] && j >= width && j < width + d.n[1] &&
-                       k >= width && k < width + d.n[2];
-          double v = inside ? value_at(f, d.lo[0] + i - width, d.lo[1] + j - width,
-                                       d.lo[2] + k - width)
+          int inside = i >= pad && i < pad + d.n[0] && j >= pad && j < pad + d.n[1] &&
+                       k >= pad && k < pad + d.n[2];
+          double v = inside ? value_at(f, d.lo[0] + i - pad, d.lo[1] + j - pad,
+                                       d.lo[2] + k - pad)
                             : SENTINEL;
           size_t x = fb_idx3(h.ext, i, j, k);
           if (is_float) ((float *)fields[f])[x] = (float)v;
@@ -51,9 +51,11 @@ static void check_exchange(const int n[3], const int periods[3], int width,
     for (int i = 0; i < h.ext[0]; i++)
       for (int j = 0; j < h.ext[1]; j++)
         for (int k = 0; k < h.ext[2]; k++) {
-          int g[3] = {d.lo[0] + i - width, d.lo[1] + j - width, d.lo[2] + k - width};
+          int l[3] = {i, j, k};
+          int g[3] = {d.lo[0] + i - pad, d.lo[1] + j - pad, d.lo[2] + k - pad};
           int outside = 0;
           for (int a = 0; a < 3; a++) {
+            if (l[a] < pad - width || l[a] >= pad + d.n[a] + width) outside = 1; /* beyond the width */
             if (g[a] >= 0 && g[a] < n[a]) continue;
             if (periods[a]) g[a] = (g[a] + n[a]) % n[a];
             else outside = 1;
@@ -63,8 +65,8 @@ static void check_exchange(const int n[3], const int periods[3], int width,
           double got = is_float ? ((float *)fields[f])[x] : ((double *)fields[f])[x];
           if (got != expect) wrong++;
         }
-  EXPECT(wrong == 0, "n %dx%dx%d width %d %s fields %d periods %d%d%d: %d wrong cells", n[0],
-         n[1], n[2], width, is_float ? "float" : "double", nfields, periods[0], periods[1],
+  EXPECT(wrong == 0, "n %dx%dx%d width %d pad %d %s fields %d periods %d%d%d: %d wrong cells", n[0],
+         n[1], n[2], width, pad, is_float ? "float" : "double", nfields, periods[0], periods[1],
          periods[2], wrong);
   EXPECT(t.calls[0] == 1, "halo phase timed once");
   for (int f = 0; f < nfields; f++) free(fields[f]);
@@ -81,9 +83,10 @@ int main(int argc, char **argv) {
   const int shapes[][3] = {{3 * size + 2, 7, 9}, {13, 10, 3 * size + 1}, {7, 3 * size, 11}};
   for (int w = 1; w <= 3; w++)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-      check_exchange(shapes[s], walls, w, MPI_FLOAT, 1);
-      check_exchange(shapes[s], xy, w, MPI_DOUBLE, 1);
-      check_exchange(shapes[s], all, w, MPI_DOUBLE, 3);
+      check_exchange(shapes[s], walls, w, w, MPI_FLOAT, 1);
+      check_exchange(shapes[s], xy, w, w, MPI_DOUBLE, 1);
+      check_exchange(shapes[s], all, w, w, MPI_DOUBLE, 3);
+      check_exchange(shapes[s], xy, w, 3, MPI_DOUBLE, 2); /* width-1 exchange of halo-3 fields */
     }
   return tl_finish("halo");
 }

@@ -1,0 +1,200 @@
+/* dynamics.c: WRF's three-stage Runge-Kutta (dt/3, dt/2, dt) on the large
+ * step: advection in flux form (5th-order upwind-biased horizontal, 3rd-
+ * order vertical, WRF's flux5 and flux3), a 4th-order horizontal
+ * hyperviscosity, the nonlinear part of the pressure gradient; the linear
+ * acoustic and buoyancy terms go to the small steps (acoustic.c). One
+ * aggregated halo exchange of every field per stage. */
+#include "weather.h"
+
+#include <math.h>
+#include <string.h>
+
+/* WRF's flux5 (upwind-biased, 5th order) and flux3 interpolations of q to
+ * the point between q[-1] and q[0], for mass flux m. */
+static inline double interp5(const double *q, ptrdiff_t s, double m) {
+  double c = (37.0 * (q[0] + q[-s]) - 8.0 * (q[s] + q[-2 * s]) + (q[2 * s] + q[-3 * s])) / 60.0;
+  double u = ((q[2 * s] - q[-3 * s]) - 5.0 * (q[s] - q[-2 * s]) + 10.0 * (q[0] - q[-s])) / 60.0;
+  return m >= 0.0 ? c - u : c + u;
+}
+static inline double interp3(const double *q, ptrdiff_t s, double m) {
+  double c = (7.0 * (q[0] + q[-s]) - (q[s] + q[-2 * s])) / 12.0;
+  double u = ((q[s] - q[-2 * s]) - 3.0 * (q[0] - q[-s])) / 12.0;
+  return m >= 0.0 ? c + u : c - u;
+}
+
+/* Staggering of an advected quantity: 0 cell centre, 1 + d on the faces
+ * normal to dimension d. */
+enum { AT_CENTRE = 0, AT_U = 1, AT_V = 2, AT_W = 3 };
+
+/* Advective tendency -div(flux) added to tend over the owned cells.
+ * Centred quantities (theta, tracers): flux = M phi_f, M the momentum
+ * through the face, phi_f the interpolated specific quantity. Momenta
+ * (staggered): flux = (M / rho_f) U_f, the velocity at the flux point (mean
+ * momentum over the density there) times the interpolated momentum, so
+ * every value a rank reads lies within the 3-cell halo. */
+static void advect(Weather *w, const double *phi, int stagger, double *tend) {
+  const ptrdiff_t sk = 1, sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const ptrdiff_t stride[3] = {si, sj, sk};
+  const double inv[3] = {1.0 / w->dx, 1.0 / w->dy, 1.0 / w->dz};
+  const int nx = w->nx, ny = w->ny, nz = w->nz;
+  const double *rho = w->rho_full;
+  double *flux = w->flux;
+  for (int d = 0; d < 3; d++) {
+    const double *mom = w->s[F_U + d];
+    const ptrdiff_t s = stride[d], back = stagger ? stride[stagger - 1] : 0;
+    const int along = stagger == 1 + d; /* flux points at cell centres */
+    const int hi[3] = {nx + (d == 0), ny + (d == 1), nz + (d == 2)};
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < hi[0]; i++)
+      for (int j = 0; j < hi[1]; j++) {
+        size_t c0 = wx_idx(w, i, j, 0);
+        for (int k = 0; k < hi[2]; k++) {
+          size_t c = c0 + (size_t)k;
+          double m;
+          if (!stagger) {
+            m = mom[c];
+          } else {
+            double rf = along ? rho[c - back] : 0.25 * (rho[c] + rho[c - back] + rho[c - s] + rho[c - back - s]);
+            m = 0.5 * (mom[c] + mom[c - back]) / rf;
+          }
+          double q = d == 2 ? interp3(phi + c, s, m) : interp5(phi + c, s, m);
+          flux[c] = m * q;
+        }
+      }
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < nx; i++)
+      for (int j = 0; j < ny; j++) {
+        size_t c0 = wx_idx(w, i, j, 0);
+        for (int k = 0; k < nz; k++) {
+          size_t c = c0 + (size_t)k;
+          tend[c] -= (flux[c + s] - flux[c]) * inv[d];
+        }
+      }
+  }
+}
+
+/* -(beta / (16 dt)) (d_x^4 + d_y^4) f: damps the 2-dx wave by the fraction
+ * beta per step and direction, leaves smooth fields alone. */
+static void hyperviscosity(Weather *w, const double *f, double *tend) {
+  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const double coef = -w->hyperviscosity / (16.0 * w->dt);
+  if (coef == 0.0) return;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < w->nx; i++)
+    for (int j = 0; j < w->ny; j++) {
+      size_t c0 = wx_idx(w, i, j, 0);
+      for (int k = 0; k < w->nz; k++) {
+        size_t c = c0 + (size_t)k;
+        double dx4 = f[c - 2 * si] - 4.0 * f[c - si] + 6.0 * f[c] - 4.0 * f[c + si] + f[c + 2 * si];
+        double dy4 = f[c - 2 * sj] - 4.0 * f[c - sj] + 6.0 * f[c] - 4.0 * f[c + sj] + f[c + 2 * sj];
+        tend[c] += coef * (dx4 + dy4);
+      }
+    }
+}
+
+/* The stage state's full density, specific theta and tracers over the
+ * whole halo, the nonlinear pressure remainder p' - c^2 Theta' / theta0,
+ * and the layers below the floor and above the lid: zero gradient for
+ * centred quantities and horizontal momenta, W odd about floor and lid
+ * (where it is zero). */
+static void diagnose(Weather *w) {
+  const double gamma = WX_GAMMA, c0 = wx_c0();
+  const int H = WX_HALO, nz = w->nz;
+  double *const centred[] = {w->rho_full, w->spec[F_THETA], w->spec[F_Q1], w->spec[F_Q2], w->s[F_U], w->s[F_V]};
+#pragma omp parallel for schedule(static)
+  for (int i = -H; i < w->nx + H; i++)
+    for (int j = -H; j < w->ny + H; j++) {
+      size_t c0i = wx_idx(w, i, j, 0);
+      for (int k = 0; k < nz; k++) {
+        size_t c = c0i + (size_t)k;
+        double rho = w->rho0c[k + H] + w->s[F_RHO][c];
+        w->rho_full[c] = rho;
+        double big = w->rho0c[k + H] * w->theta0c[k + H] + w->s[F_THETA][c];
+        w->spec[F_THETA][c] = big / rho;
+        w->spec[F_Q1][c] = w->s[F_Q1][c] / rho;
+        w->spec[F_Q2][c] = w->s[F_Q2][c] / rho;
+        double p = c0 * pow(big, gamma) - w->p0c[k + H];
+        w->pnl[c] = p - w->cs2c[k + H] * w->s[F_THETA][c];
+      }
+      for (size_t f = 0; f < sizeof centred / sizeof centred[0]; f++)
+        for (int g = 1; g <= H; g++) {
+          centred[f][c0i - g] = centred[f][c0i];
+          centred[f][c0i + (size_t)(nz + g - 1)] = centred[f][c0i + (size_t)(nz - 1)];
+        }
+      double *W = w->s[F_W];
+      W[c0i] = 0.0;
+      W[c0i + (size_t)nz] = 0.0;
+      for (int g = 1; g <= H; g++) {
+        W[c0i - g] = -W[c0i + g];
+        if (g < H) W[c0i + (size_t)(nz + g)] = -W[c0i + (size_t)(nz - g)];
+      }
+    }
+}
+
+/* Slow tendencies of the stage state (everything but the linear acoustic
+ * and buoyancy terms, which the small steps integrate). */
+static void slow_tendencies(Weather *w) {
+  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const int H = WX_HALO;
+  for (int f = 0; f < NFIELDS; f++) memset(w->tend[f], 0, w->ncell * sizeof(double));
+  advect(w, w->s[F_U], AT_U, w->tend[F_U]);
+  advect(w, w->s[F_V], AT_V, w->tend[F_V]);
+  advect(w, w->s[F_W], AT_W, w->tend[F_W]);
+  advect(w, w->spec[F_THETA], AT_CENTRE, w->tend[F_THETA]);
+  advect(w, w->spec[F_Q1], AT_CENTRE, w->tend[F_Q1]);
+  advect(w, w->spec[F_Q2], AT_CENTRE, w->tend[F_Q2]);
+  hyperviscosity(w, w->s[F_U], w->tend[F_U]);
+  hyperviscosity(w, w->s[F_V], w->tend[F_V]);
+  hyperviscosity(w, w->s[F_W], w->tend[F_W]);
+  hyperviscosity(w, w->s[F_THETA], w->tend[F_THETA]);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < w->nx; i++)
+    for (int j = 0; j < w->ny; j++) {
+      size_t c0 = wx_idx(w, i, j, 0);
+      for (int k = 0; k < w->nz; k++) {
+        size_t c = c0 + (size_t)k;
+        const double *p = w->pnl;
+        w->tend[F_U][c] -= (p[c] - p[c - si]) / w->dx;
+        w->tend[F_V][c] -= (p[c] - p[c - sj]) / w->dy;
+        w->tend[F_W][c] = k == 0 ? 0.0 : w->tend[F_W][c] - (p[c] - p[c - 1]) / w->dz;
+        /* the linear theta0-flux divergence at the stage state is added
+         * back here and taken away by the small steps as they go */
+        const double *U = w->s[F_U], *V = w->s[F_V], *W = w->s[F_W];
+        double th = w->theta0c[k + H];
+        double div = th * ((U[c + si] - U[c]) / w->dx + (V[c + sj] - V[c]) / w->dy) +
+                     (w->theta0f[k + 1 + H] * W[c + 1] - w->theta0f[k + H] * W[c]) / w->dz;
+        w->tend[F_THETA][c] += div;
+        /* continuity is linear in the momenta: all of it in the small steps */
+      }
+    }
+}
+
+/* The aggregated exchange of every field (or one message per field). */
+void wx_exchange(FbContext *ctx, Weather *w, double **fields) {
+  if (!strcmp(w->halo_mode, "per_field")) {
+    static FbHalo single;
+    static int ready;
+    if (!ready) {
+      if (fb_halo_init(&single, &w->decomp, WX_HALO, MPI_DOUBLE, 1))
+        fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the halo buffers");
+      ready = 1;
+    }
+    for (int f = 0; f < NFIELDS; f++) fb_halo_exchange(&single, (void *const *)&fields[f], &ctx->timers, PH_HALO);
+    return;
+  }
+  fb_halo_exchange(&w->halo3, (void *const *)fields, &ctx->timers, PH_HALO);
+}
+
+void wx_step(FbContext *ctx, Weather *w) {
+  static const double fraction[3] = {1.0 / 3.0, 0.5, 1.0};
+  for (int stage = 0; stage < 3; stage++) {
+    wx_exchange(ctx, w, w->s);
+    if (stage == 0)
+      for (int f = 0; f < NFIELDS; f++) memcpy(w->s0[f], w->s[f], w->ncell * sizeof(double));
+    fb_timer_start(&ctx->timers, PH_DYNAMICS);
+    diagnose(w);
+    slow_tendencies(w);
+    fb_timer_stop(&ctx->timers, PH_DYNAMICS);
+    wx_acoustic(ctx, w, stage, fraction[stage] * w->dt);
+  }
+}

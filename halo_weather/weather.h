@@ -1,0 +1,110 @@
+/* weather.h: halo_weather's grid, state, base state and phases: a 3-D dry
+ * compressible dynamical core in WRF's style (C grid, flux form, RK3 with
+ * split-explicit acoustic steps, vertically implicit). */
+#ifndef WEATHER_H
+#define WEATHER_H
+
+#include "fabricbench.h"
+
+#include <math.h>
+
+enum { PH_DYNAMICS, PH_ACOUSTIC, PH_HALO, PH_REDUCTIONS, PH_IO, PH_COUNT };
+
+/* Halo width: WRF's 5th-order horizontal advection reads 3 cells upwind. */
+#define WX_HALO 3
+#define WX_PATH 256
+
+/* Physical constants (WRF's module_model_constants). */
+#define WX_RD 287.0      /* J kg-1 K-1 */
+#define WX_CP 1004.5     /* J kg-1 K-1, 7/2 Rd */
+#define WX_G 9.81        /* m s-2 */
+#define WX_P00 1.0e5     /* Pa */
+#define WX_GAMMA (WX_CP / (WX_CP - WX_RD))
+
+/* Equation of state in WRF's form: p = C0 (rho theta)^gamma with
+ * C0 = (Rd / P00^(Rd/cp))^gamma. */
+static inline double wx_c0(void) {
+  return pow(WX_RD / pow(WX_P00, WX_RD / WX_CP), WX_GAMMA);
+}
+
+/* State fields, in the order of the aggregated halo exchange. U, V, W are
+ * momenta (rho u) on the faces of the C grid: U[i] on the west face of cell
+ * i, V[j] on the south face, W[k] on the bottom face; RHO and THETA are the
+ * perturbations of rho and rho*theta from the base state; Q1, Q2 tracers
+ * (rho q). */
+enum { F_U, F_V, F_W, F_RHO, F_THETA, F_Q1, F_Q2, NFIELDS };
+
+typedef enum { CASE_BUBBLE, CASE_DENSITY_CURRENT, CASE_ADVECTION, CASE_WEATHER } WxCase;
+
+typedef struct {
+  /* deck */
+  char deck_path[WX_PATH], case_name[32], output_dir[WX_PATH], restart_in[WX_PATH],
+      restart_out[WX_PATH], halo_mode[16];
+  long long n[3];                 /* cells: west_east, south_north, bottom_top */
+  double dx, dy, ztop, dt;
+  long long steps, acoustic_substeps, history_every, restart_every, cfl_every;
+  double theta_surface, brunt_vaisala, u0, v0;
+  double bubble_dtheta, bubble_radius_x, bubble_radius_z, bubble_x, bubble_y, bubble_z;
+  double hyperviscosity, divergence_damping, offcentering;
+  int overlap, no_output, grid[3];
+  WxCase wcase;
+  /* derived */
+  double dz;
+  long long total_steps;         /* steps run in this invocation */
+  long long start_step;          /* from a restart */
+  FbDecomp decomp;
+  FbHalo halo3, halo1_uv;    /* width 3, all fields; width 1, two fields */
+  int nx, ny, nz;                /* local cells */
+  int ext[3];                    /* nx + 6, ... */
+  size_t ncell;                  /* ext product */
+  /* state at the start of the step, the RK stage state, tendencies */
+  double *s[NFIELDS], *s0[NFIELDS], *tend[NFIELDS];
+  /* specific quantities of the stage state (u, v, w, theta, q1, q2) and work */
+  double *spec[NFIELDS], *flux, *pnl, *plin, *plin_old, *rho_full;
+  /* base state per level, index k + WX_HALO (centres) and faces */
+  double *theta0c, *theta0f, *rho0c, *rho0f, *p0c, *cs2c; /* cs2c = gamma p0 / Theta0 */
+  /* vertical solver coefficients per distinct small step (3 RK stages) */
+  double *tri_a[3], *tri_b[3], *tri_c[3], tri_dts[3];
+  /* results */
+  double mass0, mass1, tracer0[2], tracer1[2], energy0, energy1, checksum;
+  double loop_s, io_bytes, io_s;
+  double max_courant, max_w;
+  double err_l1, err_l2, err_linf;
+  long long history_frames;
+} Weather;
+
+/* deck.c */
+void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv);
+/* setup.c */
+void wx_setup(FbContext *ctx, Weather *w);
+void wx_initial_state(Weather *w);
+void wx_free(Weather *w);
+double wx_exact_tracer(const Weather *w, int which, double x, double y, double z, double t);
+static inline size_t wx_idx(const Weather *w, int i, int j, int k) {
+  return ((size_t)(i + WX_HALO) * (size_t)w->ext[1] + (size_t)(j + WX_HALO)) * (size_t)w->ext[2] +
+         (size_t)(k + WX_HALO);
+}
+/* dynamics.c: one RK3 step of the large-step dynamics with acoustic substeps */
+void wx_step(FbContext *ctx, Weather *w);
+void wx_exchange(FbContext *ctx, Weather *w, double **fields);
+/* acoustic.c */
+void wx_acoustic_prepare(Weather *w);
+void wx_acoustic(FbContext *ctx, Weather *w, int stage, double dt_stage);
+/* run.c */
+void wx_start(FbContext *ctx, Weather *w);
+void wx_run(FbContext *ctx, Weather *w);
+void wx_finish(FbContext *ctx, Weather *w);
+/* io.c */
+int wx_history_write(FbContext *ctx, Weather *w, long long step);
+void wx_history_close(FbContext *ctx, Weather *w);
+int wx_restart_write(FbContext *ctx, Weather *w, long long step);
+int wx_restart_read(FbContext *ctx, Weather *w, char *err, size_t len);
+/* validate.c */
+void wx_diagnostics(FbContext *ctx, Weather *w, double *mass, double tracer[2], double *energy);
+double wx_checksum(FbContext *ctx, Weather *w);
+void wx_courant(FbContext *ctx, Weather *w, long long step);
+void wx_advection_errors(FbContext *ctx, Weather *w);
+void wx_validate(FbContext *ctx, Weather *w, FbResult *r);
+void wx_fill_result(FbContext *ctx, Weather *w, FbResult *r, char *json, size_t len);
+
+#endif
