@@ -217,6 +217,10 @@ int fb_halo_init_padded(FbHalo *h, const FbDecomp *d, int width, int pad, MPI_Da
 void fb_halo_free(FbHalo *h);
 /* Exchange nfields fields (as given at init); timed and counted under phase. */
 void fb_halo_exchange(FbHalo *h, void *const *fields, FbTimers *t, int phase);
+/* The same in two halves (faces only, no edges or corners), so computation
+ * that needs no halo can run in between; fields must not change between. */
+void fb_halo_begin(FbHalo *h, void *const *fields, FbTimers *t, int phase);
+void fb_halo_end(FbHalo *h, void *const *fields, FbTimers *t, int phase);
 static inline size_t fb_idx3(const int ext[3], int i, int j, int k) {
   return ((size_t)i * (size_t)ext[1] + (size_t)j) * (size_t)ext[2] + (size_t)k;
 }

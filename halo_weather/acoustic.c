@@ -44,14 +44,94 @@ void wx_acoustic_prepare(Weather *w) {
   }
 }
 
-void wx_acoustic(FbContext *ctx, Weather *w, int stage, double dt_stage) {
+typedef struct {
+  double dts, alpha, kd;
+  const double *lower, *inv_m, *cprime;
+} SmallStep;
+
+/* Horizontal momenta of column (i, j) forward with the horizontal pressure
+ * gradient (pressure with divergence damping, forward-weighted in time). */
+static inline void horizontal(Weather *w, const SmallStep *st, int i, int j) {
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
-  const int H = WX_HALO, nx = w->nx, ny = w->ny, nz = w->nz;
-  const int nsmall = small_steps(w, stage);
-  const double dts = w->tri_dts[stage], alpha = 0.5 * (1.0 + w->offcentering), kd = w->divergence_damping;
-  const double *lower = w->tri_a[stage], *inv_m = w->tri_b[stage], *cprime = w->tri_c[stage];
+  const double *p = w->plin, *pold = w->plin_old, *tu = w->tend[F_U], *tv = w->tend[F_V];
+  double *U = w->s[F_U], *V = w->s[F_V];
+  const double kd = st->kd, dts = st->dts;
+  size_t c0 = wx_idx(w, i, j, 0);
+  for (int k = 0; k < w->nz; k++) {
+    size_t c = c0 + (size_t)k;
+    double pc = p[c] + kd * (p[c] - pold[c]);
+    double pw = p[c - si] + kd * (p[c - si] - pold[c - si]);
+    double ps = p[c - sj] + kd * (p[c - sj] - pold[c - sj]);
+    U[c] += dts * (tu[c] - (pc - pw) / w->dx);
+    V[c] += dts * (tv[c] - (pc - ps) / w->dy);
+  }
+}
+
+/* Column (i, j): the horizontal divergence with the new U and V, then W at
+ * faces 1..nz-1 from the tridiagonal system (forward elimination, back
+ * substitution), then rho', Theta' and the linear pressure. */
+static inline void column(Weather *w, const SmallStep *st, int i, int j, double *rhat, double *that, double *y) {
+  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const int H = WX_HALO, nz = w->nz;
+  const double dts = st->dts, alpha = st->alpha;
   double *U = w->s[F_U], *V = w->s[F_V], *W = w->s[F_W], *R = w->s[F_RHO], *T = w->s[F_THETA];
   double *p = w->plin, *pold = w->plin_old;
+  size_t c0 = wx_idx(w, i, j, 0);
+  for (int k = 0; k < nz; k++) {
+    size_t c = c0 + (size_t)k;
+    double dh = (U[c + si] - U[c]) / w->dx + (V[c + sj] - V[c]) / w->dy;
+    rhat[k] = R[c] - dts * dh;
+    that[k] = T[c] + dts * (w->tend[F_THETA][c] - w->theta0c[k + H] * dh);
+  }
+  for (int k = 1; k < nz; k++) {
+    size_t c = c0 + (size_t)k;
+    double old = (p[c] - p[c - 1]) / w->dz + 0.5 * WX_G * (R[c] + R[c - 1]);
+    double part = (w->cs2c[k + H] * that[k] - w->cs2c[k - 1 + H] * that[k - 1]) / w->dz +
+                  0.5 * WX_G * (rhat[k] + rhat[k - 1]);
+    double rhs = W[c] + dts * (w->tend[F_W][c] - (1.0 - alpha) * old) - dts * alpha * part;
+    y[k] = (rhs - (k > 1 ? st->lower[k] * y[k - 1] : 0.0)) * st->inv_m[k];
+  }
+  W[c0] = 0.0;
+  W[c0 + (size_t)nz] = 0.0;
+  for (int k = nz - 1; k >= 1; k--) W[c0 + (size_t)k] = y[k] - st->cprime[k] * W[c0 + (size_t)k + 1];
+  const double a = dts / w->dz;
+  for (int k = 0; k < nz; k++) {
+    size_t c = c0 + (size_t)k;
+    R[c] = rhat[k] - a * (W[c + 1] - W[c]);
+    T[c] = that[k] - a * (w->theta0f[k + 1 + H] * W[c + 1] - w->theta0f[k + H] * W[c]);
+    pold[c] = p[c];
+    p[c] = w->cs2c[k + H] * T[c];
+  }
+}
+
+/* Columns of the owned block that need (edge = 1) or do not need (edge = 0)
+ * the halo: the horizontal step reads the west and south neighbours, the
+ * column step the east and north faces. */
+static void horizontal_region(Weather *w, const SmallStep *st, int edge) {
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < w->nx; i++)
+    for (int j = 0; j < w->ny; j++)
+      if ((i == 0 || j == 0) == edge) horizontal(w, st, i, j);
+}
+
+static void column_region(Weather *w, const SmallStep *st, int edge) {
+#pragma omp parallel
+  {
+    double rhat[w->nz + 1], that[w->nz + 1], y[w->nz + 1];
+#pragma omp for schedule(static)
+    for (int i = 0; i < w->nx; i++)
+      for (int j = 0; j < w->ny; j++)
+        if ((i == w->nx - 1 || j == w->ny - 1) == edge) column(w, st, i, j, rhat, that, y);
+  }
+}
+
+void wx_acoustic(FbContext *ctx, Weather *w, int stage, double dt_stage) {
+  const int H = WX_HALO, nx = w->nx, ny = w->ny, nz = w->nz;
+  const int nsmall = small_steps(w, stage);
+  const SmallStep st = {w->tri_dts[stage], 0.5 * (1.0 + w->offcentering), w->divergence_damping,
+                        w->tri_a[stage], w->tri_b[stage], w->tri_c[stage]};
+  double *p = w->plin, *pold = w->plin_old, *T = w->s[F_THETA];
+  double *uv[2] = {w->s[F_U], w->s[F_V]}, *pp[2] = {p, pold};
   fb_timer_start(&ctx->timers, PH_ACOUSTIC);
   /* start from the state at the beginning of the step */
   const int fast[] = {F_U, F_V, F_W, F_RHO, F_THETA};
@@ -65,62 +145,35 @@ void wx_acoustic(FbContext *ctx, Weather *w, int stage, double dt_stage) {
     }
   fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
   for (int step = 0; step < nsmall; step++) {
+    /* horizontal step; with overlap the previous pressure exchange is
+     * still in flight while the columns away from the west and south run */
     fb_timer_start(&ctx->timers, PH_ACOUSTIC);
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < nx; i++)
-      for (int j = 0; j < ny; j++) {
-        size_t c0 = wx_idx(w, i, j, 0);
-        for (int k = 0; k < nz; k++) {
-          size_t c = c0 + (size_t)k;
-          /* pressure with divergence damping (forward-weighted in time) */
-          double pc = p[c] + kd * (p[c] - pold[c]);
-          double pw = p[c - si] + kd * (p[c - si] - pold[c - si]);
-          double ps = p[c - sj] + kd * (p[c - sj] - pold[c - sj]);
-          U[c] += dts * (w->tend[F_U][c] - (pc - pw) / w->dx);
-          V[c] += dts * (w->tend[F_V][c] - (pc - ps) / w->dy);
-        }
-      }
+    horizontal_region(w, &st, 0);
     fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
-    double *uv[2] = {U, V};
-    fb_halo_exchange(&w->halo1_uv, (void *const *)uv, &ctx->timers, PH_HALO);
+    if (w->overlap && step > 0) fb_halo_end(&w->halo1_uv, (void *const *)pp, &ctx->timers, PH_HALO);
     fb_timer_start(&ctx->timers, PH_ACOUSTIC);
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < nx; i++) {
-      double rhat[nz + 1], that[nz + 1], y[nz + 1];
-      for (int j = 0; j < ny; j++) {
-        size_t c0 = wx_idx(w, i, j, 0);
-        for (int k = 0; k < nz; k++) {
-          size_t c = c0 + (size_t)k;
-          double dh = (U[c + si] - U[c]) / w->dx + (V[c + sj] - V[c]) / w->dy;
-          rhat[k] = R[c] - dts * dh;
-          that[k] = T[c] + dts * (w->tend[F_THETA][c] - w->theta0c[k + H] * dh);
-        }
-        /* W at faces 1..nz-1: forward elimination, then back substitution */
-        for (int k = 1; k < nz; k++) {
-          size_t c = c0 + (size_t)k;
-          double old = (p[c] - p[c - 1]) / w->dz + 0.5 * WX_G * (R[c] + R[c - 1]);
-          double part = (w->cs2c[k + H] * that[k] - w->cs2c[k - 1 + H] * that[k - 1]) / w->dz +
-                        0.5 * WX_G * (rhat[k] + rhat[k - 1]);
-          double rhs = W[c] + dts * (w->tend[F_W][c] - (1.0 - alpha) * old) - dts * alpha * part;
-          y[k] = (rhs - (k > 1 ? lower[k] * y[k - 1] : 0.0)) * inv_m[k];
-        }
-        W[c0] = 0.0;
-        W[c0 + (size_t)nz] = 0.0;
-        for (int k = nz - 1; k >= 1; k--) W[c0 + (size_t)k] = y[k] - cprime[k] * W[c0 + (size_t)k + 1];
-        const double a = dts / w->dz;
-        for (int k = 0; k < nz; k++) {
-          size_t c = c0 + (size_t)k;
-          R[c] = rhat[k] - a * (W[c + 1] - W[c]);
-          T[c] = that[k] - a * (w->theta0f[k + 1 + H] * W[c + 1] - w->theta0f[k + H] * W[c]);
-          pold[c] = p[c];
-          p[c] = w->cs2c[k + H] * T[c];
-        }
-      }
+    horizontal_region(w, &st, 1);
+    fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
+    /* U and V to the neighbours; with overlap the columns away from the
+     * east and north faces are solved meanwhile */
+    if (w->overlap) {
+      fb_halo_begin(&w->halo1_uv, (void *const *)uv, &ctx->timers, PH_HALO);
+      fb_timer_start(&ctx->timers, PH_ACOUSTIC);
+      column_region(w, &st, 0);
+      fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
+      fb_halo_end(&w->halo1_uv, (void *const *)uv, &ctx->timers, PH_HALO);
+    } else {
+      fb_halo_exchange(&w->halo1_uv, (void *const *)uv, &ctx->timers, PH_HALO);
+      fb_timer_start(&ctx->timers, PH_ACOUSTIC);
+      column_region(w, &st, 0);
+      fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
     }
+    fb_timer_start(&ctx->timers, PH_ACOUSTIC);
+    column_region(w, &st, 1);
     fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
     if (step + 1 < nsmall) {
-      double *pp[2] = {p, pold};
-      fb_halo_exchange(&w->halo1_uv, (void *const *)pp, &ctx->timers, PH_HALO);
+      if (w->overlap) fb_halo_begin(&w->halo1_uv, (void *const *)pp, &ctx->timers, PH_HALO);
+      else fb_halo_exchange(&w->halo1_uv, (void *const *)pp, &ctx->timers, PH_HALO);
     }
   }
   /* tracers: the stage's full step with its slow tendency */

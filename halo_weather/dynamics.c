@@ -14,17 +14,37 @@
 static inline double interp5(const double *q, ptrdiff_t s, double m) {
   double c = (37.0 * (q[0] + q[-s]) - 8.0 * (q[s] + q[-2 * s]) + (q[2 * s] + q[-3 * s])) / 60.0;
   double u = ((q[2 * s] - q[-3 * s]) - 5.0 * (q[s] - q[-2 * s]) + 10.0 * (q[0] - q[-s])) / 60.0;
-  return m >= 0.0 ? c - u : c + u;
+  return c - copysign(1.0, m) * u; /* branch-free, so the loops vectorise */
 }
 static inline double interp3(const double *q, ptrdiff_t s, double m) {
   double c = (7.0 * (q[0] + q[-s]) - (q[s] + q[-2 * s])) / 12.0;
   double u = ((q[s] - q[-2 * s]) - 3.0 * (q[0] - q[-s])) / 12.0;
-  return m >= 0.0 ? c + u : c - u;
+  return c + copysign(1.0, m) * u;
 }
 
 /* Staggering of an advected quantity: 0 cell centre, 1 + d on the faces
  * normal to dimension d. */
 enum { AT_CENTRE = 0, AT_U = 1, AT_V = 2, AT_W = 3 };
+
+/* Fluxes along a column of n flux points (k fastest). mode 0: centred
+ * quantity, carrier the momentum; 1: momentum along its own direction,
+ * carrier at cell centres; 2: momentum across, carrier at cell edges.
+ * Called with constants, so every variant is a plain vectorisable loop. */
+static inline void flux_row(const double *restrict phi, const double *restrict mom, const double *restrict rho,
+                            double *restrict flux, int n, ptrdiff_t s, ptrdiff_t back, const int mode,
+                            const int vertical) {
+  for (int k = 0; k < n; k++) {
+    double m;
+    if (mode == 0) {
+      m = mom[k];
+    } else {
+      double rf = mode == 1 ? rho[k - back] : 0.25 * (rho[k] + rho[k - back] + rho[k - s] + rho[k - back - s]);
+      m = 0.5 * (mom[k] + mom[k - back]) / rf;
+    }
+    double q = vertical ? interp3(phi + k, s, m) : interp5(phi + k, s, m);
+    flux[k] = m * q;
+  }
+}
 
 /* Advective tendency -div(flux) added to tend over the owned cells.
  * Centred quantities (theta, tracers): flux = M phi_f, M the momentum
@@ -44,21 +64,20 @@ static void advect(Weather *w, const double *phi, int stagger, double *tend) {
     const ptrdiff_t s = stride[d], back = stagger ? stride[stagger - 1] : 0;
     const int along = stagger == 1 + d; /* flux points at cell centres */
     const int hi[3] = {nx + (d == 0), ny + (d == 1), nz + (d == 2)};
+    const int mode = !stagger ? 0 : along ? 1 : 2;
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < hi[0]; i++)
       for (int j = 0; j < hi[1]; j++) {
         size_t c0 = wx_idx(w, i, j, 0);
-        for (int k = 0; k < hi[2]; k++) {
-          size_t c = c0 + (size_t)k;
-          double m;
-          if (!stagger) {
-            m = mom[c];
-          } else {
-            double rf = along ? rho[c - back] : 0.25 * (rho[c] + rho[c - back] + rho[c - s] + rho[c - back - s]);
-            m = 0.5 * (mom[c] + mom[c - back]) / rf;
-          }
-          double q = d == 2 ? interp3(phi + c, s, m) : interp5(phi + c, s, m);
-          flux[c] = m * q;
+        /* one simple loop per case, so each vectorises */
+        if (d == 2) {
+          if (mode == 0) flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 0, 1);
+          else if (mode == 1) flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 1, 1);
+          else flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 2, 1);
+        } else {
+          if (mode == 0) flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 0, 0);
+          else if (mode == 1) flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 1, 0);
+          else flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 2, 0);
         }
       }
 #pragma omp parallel for schedule(static)
@@ -113,9 +132,14 @@ static void diagnose(Weather *w) {
         w->spec[F_THETA][c] = big / rho;
         w->spec[F_Q1][c] = w->s[F_Q1][c] / rho;
         w->spec[F_Q2][c] = w->s[F_Q2][c] / rho;
-        double p = c0 * pow(big, gamma) - w->p0c[k + H];
-        w->pnl[c] = p - w->cs2c[k + H] * w->s[F_THETA][c];
       }
+      /* the pressure gradient reads one cell west and south of the owned ones */
+      if (i >= -1 && i < w->nx && j >= -1 && j < w->ny)
+        for (int k = 0; k < nz; k++) {
+          size_t c = c0i + (size_t)k;
+          double big = w->rho0c[k + H] * w->theta0c[k + H] + w->s[F_THETA][c];
+          w->pnl[c] = c0 * pow(big, gamma) - w->p0c[k + H] - w->cs2c[k + H] * w->s[F_THETA][c];
+        }
       for (size_t f = 0; f < sizeof centred / sizeof centred[0]; f++)
         for (int g = 1; g <= H; g++) {
           centred[f][c0i - g] = centred[f][c0i];

@@ -18,6 +18,7 @@ void wx_start(FbContext *ctx, Weather *w) {
     wx_initial_state(w);
     w->start_step = 0;
   }
+  wx_exchange(ctx, w, w->s); /* the diagnostics read the east and north faces' halo */
   wx_diagnostics(ctx, w, &w->mass0, w->tracer0, &w->energy0);
   fb_print(ctx, "%10s %14s %22s %12s %10s\n", "step", "sim time (s)", "mass", "energy", "max w");
   fb_print(ctx, "%10lld %14.1f %22.15e %12.6e %10s\n", w->start_step, w->start_step * w->dt, w->mass0,
@@ -51,6 +52,7 @@ void wx_run(FbContext *ctx, Weather *w) {
 
 void wx_finish(FbContext *ctx, Weather *w) {
   wx_history_close(ctx, w);
+  wx_exchange(ctx, w, w->s);
   wx_diagnostics(ctx, w, &w->mass1, w->tracer1, &w->energy1);
   w->checksum = wx_checksum(ctx, w);
   if (w->wcase == CASE_ADVECTION) wx_advection_errors(ctx, w);

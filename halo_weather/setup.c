@@ -80,10 +80,15 @@ static void base_state(Weather *w) {
 void wx_setup(FbContext *ctx, Weather *w) {
   const int nglobal[3] = {(int)w->n[0], (int)w->n[1], (int)w->n[2]};
   const int periods[3] = {1, 1, 0};
-  int dims[3] = {w->grid[0], w->grid[1], 1};
-  if (!dims[0] && !dims[1]) wrf_grid(ctx->size, dims);
+  int dims[3] = {w->grid[0], w->grid[1], 1}, automatic = !dims[0] && !dims[1];
+  if (automatic) wrf_grid(ctx->size, dims);
   char err[FB_MSG_LEN];
-  if (fb_decomp_init(&w->decomp, ctx->comm, nglobal, dims, periods, WX_HALO, err, sizeof err)) {
+  int rc = fb_decomp_init(&w->decomp, ctx->comm, nglobal, dims, periods, WX_HALO, err, sizeof err);
+  if (rc && automatic) { /* a narrow domain: more ranks along x */
+    int swapped[3] = {dims[1], dims[0], 1};
+    rc = fb_decomp_init(&w->decomp, ctx->comm, nglobal, swapped, periods, WX_HALO, err, sizeof err);
+  }
+  if (rc) {
     if (dims[0] * dims[1] != ctx->size) fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %s", err);
     fb_fail(ctx, FB_EXIT_USAGE, "%s: the grid %dx%d is too small for the halo of %d on some rank: %s",
             w->deck_path, nglobal[0], nglobal[1], WX_HALO, err);
@@ -93,7 +98,7 @@ void wx_setup(FbContext *ctx, Weather *w) {
   w->nz = w->decomp.n[2];
   for (int a = 0; a < 3; a++) w->ext[a] = w->decomp.n[a] + 2 * WX_HALO;
   w->ncell = (size_t)w->ext[0] * w->ext[1] * w->ext[2];
-  fb_check_memory(ctx, (4 * NFIELDS + 6) * w->ncell * sizeof(double), "the weather fields");
+  fb_check_memory(ctx, (4 * NFIELDS + 5) * w->ncell * sizeof(double), "the weather fields");
   int bad = 0;
   for (int f = 0; f < NFIELDS; f++) {
     w->s[f] = field(w, &bad);

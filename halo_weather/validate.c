@@ -8,23 +8,27 @@
 #include <string.h>
 
 /* Mass and tracer mass: flux form in every step, so they change only by
- * rounding; summed exactly, the relative change stays under 1e-13 at every
- * preset (measured 1e-15 on tiny, 4e-15 on wrf30 after 720 steps). */
+ * rounding; summed exactly, they come back unchanged to the last bit on the
+ * presets we ran (tiny, bubble, density_current, advection, teach, wrf30);
+ * 1e-12 leaves room for rounding on other grids. */
 #define WX_MASS_TOL 1e-12
-/* Total energy of the closed domain (kinetic + internal + potential): the
- * schemes' dissipation (upwind advection, hyperviscosity, off-centred
- * vertical acoustics, divergence damping) makes it decrease; miniWeather's
- * check asks the same sign and a small size. Calibrated on the presets:
- * bubble, density current and wrf30 lose 1e-8 to 1e-6 of it; 1e-4 fails a
- * broken pressure gradient or a lost flux. */
+/* Total energy (kinetic + internal + potential) of the closed domain,
+ * relative. The schemes' dissipation (upwind advection, hyperviscosity,
+ * off-centred vertical acoustics, divergence damping) makes it fall in the
+ * standard cases, which the sign check asks (as miniWeather's does):
+ * tiny -2.1e-8 (40 steps), density_current -2.3e-7 (300 steps), bubble
+ * -1.2e-10 (20 steps); the uniform advection case keeps it exactly. In the
+ * stratified wrf30 case it rises 4.6e-7 over 720 steps (linearly: the
+ * potential-temperature form does not conserve energy exactly), so the
+ * weather case gets the size bound only. 1e-4 fails a broken pressure
+ * gradient or a lost flux. */
 #define WX_ENERGY_TOL 1e-4
-/* Rounding can leave the energy of a nearly steady run (the advection
- * case) a hair above its start: increases below this count as no change. */
+/* Rounding can leave the energy of a steady run a hair above its start. */
 #define WX_ENERGY_ROUNDING 1e-12
-/* Advection case after one period of the wind: relative L2 error of the
- * smooth tracer. 20 x 20 x 8 cells (tiny advection) give 1.5e-3, halving dx
- * and dt divides it by 7-8 (third order: RK3 limits the 5th-order fluxes). */
-#define WX_ADVECTION_L2_TOL 1e-2
+/* Advection case after 2000 s: relative L2 error of the smooth tracer. The
+ * 20 x 20 x 8 preset gives 1.3e-4; halving dx and dt divides it by 12,
+ * then by 9 (third order and better: RK3 limits the 5th-order fluxes). */
+#define WX_ADVECTION_L2_TOL 1e-3
 /* Courant limits during the run (checked every cfl_every steps). */
 #define WX_RUN_MAX_COURANT 1.4
 #define WX_RUN_MAX_VERTICAL_COURANT 1.6
@@ -145,7 +149,7 @@ void wx_validate(FbContext *ctx, Weather *w, FbResult *r) {
     fb_result_check_abs(r, name, (w->tracer1[q] - w->tracer0[q]) / w->tracer0[q], 0.0, WX_MASS_TOL);
   }
   double de = (w->energy1 - w->energy0) / w->energy0;
-  fb_result_check_true(r, "energy does not grow", de <= WX_ENERGY_ROUNDING);
+  if (w->wcase != CASE_WEATHER) fb_result_check_true(r, "energy does not grow", de <= WX_ENERGY_ROUNDING);
   fb_result_check_abs(r, "energy change (relative)", de, 0.0, WX_ENERGY_TOL);
   if (w->wcase == CASE_ADVECTION)
     fb_result_check_abs(r, "advection L2 error (relative)", w->err_l2, 0.0, WX_ADVECTION_L2_TOL);
