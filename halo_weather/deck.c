@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Stability limits of the schemes, checked before a run starts:
  * - forward-backward acoustic small steps on the C grid are stable for
@@ -68,7 +69,8 @@ static void read_deck(FbContext *ctx, Weather *w) {
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
     if (!keys[k].seen && (!strcmp(keys[k].section, "grid") || !strcmp(keys[k].key, "dt") ||
                           !strcmp(keys[k].key, "case")))
-      deck_fail(ctx, w, keys[k].section, keys[k].key, "");
+      fb_fail(ctx, FB_EXIT_USAGE, "%s: missing key '%s' in section [%s]", w->deck_path, keys[k].key,
+              keys[k].section);
 }
 
 /* The speed of sound at the warmest level (the surface) of the base state. */
@@ -163,4 +165,7 @@ void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
   w->grid[1] = grid[1];
   w->grid[2] = 1;
   if (w->no_output) w->history_every = 0, w->restart_out[0] = '\0', w->restart_every = 0;
+  if ((w->history_every > 0 || w->restart_out[0]) && access(w->output_dir, W_OK | X_OK))
+    fb_fail(ctx, FB_EXIT_USAGE, "output folder '%s' is not a writable folder (--output-dir or the deck's output_dir)",
+            w->output_dir);
 }

@@ -45,6 +45,8 @@ void wx_run(FbContext *ctx, Weather *w) {
     }
   }
   w->loop_s = MPI_Wtime() - t0;
+  if (ctx->rank == 0 && fb_test_hook("wx_lose_tracer")) /* test hook: a tracer leaks */
+    w->s[F_Q1][wx_idx(w, 0, 0, 0)] *= 0.5;
   fb_agree(ctx, 0, "");
   if (!rc && w->restart_out[0] && !due(last, w->restart_every)) rc = wx_restart_write(ctx, w, last);
   (void)rc; /* write failures have already stopped the run (exit 3) */

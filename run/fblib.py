@@ -34,6 +34,7 @@ PROFILES = {
         "pingpong": "-m 1:1K -i 20 -x 2",
         "hpl": "-N 300 -b 32",
         "md": "-i inputs/md/lj_bench.ini -n 20",
+        "weather": "-i inputs/weather/tiny.ini --no-output",
         "_stream_total": 1 << 18,
     },
     "quick": {  # a few minutes on a laptop
@@ -42,6 +43,7 @@ PROFILES = {
         "pingpong": "-m 1:4M -i 200",
         "hpl": "-N 4000 -b 96",
         "md": "-i inputs/md/shear.ini",
+        "weather": "-i inputs/weather/wrf30.ini -n 72 --no-output",
         "_stream_total": 1 << 24,
     },
     "standard": {  # what a report uses
@@ -50,6 +52,7 @@ PROFILES = {
         "pingpong": "-m 1:8M -i 1000",
         "hpl": "-N 12000 -b 128",
         "md": "-i inputs/md/shear_big.ini",
+        "weather": "-i inputs/weather/wrf30.ini --no-output",
         "_stream_total": 1 << 26,
     },
     "full": {  # cluster-sized
@@ -58,6 +61,7 @@ PROFILES = {
         "pingpong": "-m 1:8M -i 5000",
         "hpl": "-N 40000 -b 192",
         "md": "-i inputs/md/shear_big.ini --replicate 8x1x16 -n 3000",
+        "weather": "-i inputs/weather/conus12.ini --no-output",
         "_stream_total": 1 << 28,
     },
 }
@@ -70,6 +74,7 @@ PROBLEM_KEYS = {
     "pingpong": ["test", "message-sizes", "pairs"],
     "hpl": ["N", "NB", "seed"],
     "md": ["input", "atoms", "steps"],
+    "weather": ["input", "grid_points", "steps"],
 }
 
 # Phases counted as communication or I/O; everything else is compute.

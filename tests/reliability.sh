@@ -41,6 +41,7 @@ kill_case stream/stream -n 4000000 -r 2000
 kill_case pingpong/pingpong --test bw -m 1M:1M -i 100000
 kill_case hpl_lite/hpl -N 7000 -b 64
 kill_case md_shear/md -i inputs/md/shear_big.ini
+kill_case halo_weather/weather -i inputs/weather/wrf30.ini --no-output
 
 # SIGTERM and SIGINT to the launcher: the job ends, the record file written
 # before keeps exactly its records, no temporary file is left.
