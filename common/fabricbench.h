@@ -200,6 +200,7 @@ void fb_decomp_grid_string(const FbDecomp *d, char *buf, size_t len);
 typedef struct {
   const FbDecomp *d;
   int width, pad, nfields;  /* pad: halo layers allocated (>= width exchanged) */
+  int interior_mask;        /* bit a: faces span only the owned layers along a */
   MPI_Datatype type;
   size_t elem;
   int ext[3];
@@ -214,6 +215,11 @@ int fb_halo_init(FbHalo *h, const FbDecomp *d, int width, MPI_Datatype type, int
  * (ext = n + 2 pad), of which the innermost width are exchanged. */
 int fb_halo_init_padded(FbHalo *h, const FbDecomp *d, int width, int pad, MPI_Datatype type,
                         int nfields);
+/* The same, with faces spanning only the owned layers along each dimension
+ * whose bit is set in interior_mask (halo layers there are not exchanged:
+ * e.g. the vertical boundary layers of column-decomposed models). */
+int fb_halo_init_ex(FbHalo *h, const FbDecomp *d, int width, int pad, int interior_mask,
+                    MPI_Datatype type, int nfields);
 void fb_halo_free(FbHalo *h);
 /* Exchange nfields fields (as given at init); timed and counted under phase. */
 void fb_halo_exchange(FbHalo *h, void *const *fields, FbTimers *t, int phase);

@@ -14,8 +14,14 @@ int fb_halo_init(FbHalo *h, const FbDecomp *d, int width, MPI_Datatype type, int
 
 int fb_halo_init_padded(FbHalo *h, const FbDecomp *d, int width, int pad, MPI_Datatype type,
                         int nfields) {
+  return fb_halo_init_ex(h, d, width, pad, 0, type, nfields);
+}
+
+int fb_halo_init_ex(FbHalo *h, const FbDecomp *d, int width, int pad, int interior_mask,
+                    MPI_Datatype type, int nfields) {
   memset(h, 0, sizeof *h);
   if (pad < width) return FB_EXIT_USAGE;
+  h->interior_mask = interior_mask;
   h->d = d;
   h->width = width;
   h->pad = pad;
@@ -26,7 +32,10 @@ int fb_halo_init_padded(FbHalo *h, const FbDecomp *d, int width, int pad, MPI_Da
   h->elem = (size_t)elem;
   for (int a = 0; a < 3; a++) h->ext[a] = d->n[a] + 2 * pad;
   for (int a = 0; a < 3; a++) {
-    h->face_count[a] = (size_t)width * h->ext[(a + 1) % 3] * h->ext[(a + 2) % 3];
+    int b1 = (a + 1) % 3, b2 = (a + 2) % 3;
+    size_t lb = (interior_mask >> b1 & 1) ? (size_t)d->n[b1] : (size_t)h->ext[b1];
+    size_t lc = (interior_mask >> b2 & 1) ? (size_t)d->n[b2] : (size_t)h->ext[b2];
+    h->face_count[a] = (size_t)width * lb * lc;
     size_t count = h->face_count[a] * nfields;
     for (int s = 0; s < 2; s++) {
       h->sendbuf[a][s] = fb_alloc(count * h->elem);
@@ -64,6 +73,11 @@ void fb_halo_free(FbHalo *h) {
 static void copy_slab(const FbHalo *h, char *field, char *buf, int axis, int first, int to_buf) {
   const int *e = h->ext;
   int lo[3] = {0, 0, 0}, hi[3] = {e[0], e[1], e[2]};
+  for (int b = 0; b < 3; b++)
+    if (h->interior_mask >> b & 1) { /* only the owned layers along b */
+      lo[b] = h->pad;
+      hi[b] = h->pad + h->d->n[b];
+    }
   lo[axis] = first;
   hi[axis] = first + h->width;
   size_t run = (size_t)(hi[2] - lo[2]) * h->elem;

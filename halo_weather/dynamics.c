@@ -199,7 +199,7 @@ void wx_exchange(FbContext *ctx, Weather *w, double **fields) {
     static FbHalo single;
     static int ready;
     if (!ready) {
-      if (fb_halo_init(&single, &w->decomp, WX_HALO, MPI_DOUBLE, 1))
+      if (fb_halo_init_ex(&single, &w->decomp, WX_HALO, WX_HALO, 1 << 2, MPI_DOUBLE, 1))
         fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the halo buffers");
       ready = 1;
     }

@@ -124,8 +124,11 @@ void wx_setup(FbContext *ctx, Weather *w) {
     bad |= !w->tri_a[s] || !w->tri_b[s] || !w->tri_c[s];
   }
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory allocating the weather fields");
-  if (fb_halo_init(&w->halo3, &w->decomp, WX_HALO, MPI_DOUBLE, NFIELDS) ||
-      fb_halo_init_padded(&w->halo1_uv, &w->decomp, 1, WX_HALO, MPI_DOUBLE, 2))
+  /* the layers below the floor and above the lid are boundary conditions
+   * each rank fills itself: faces carry the owned levels only */
+  const int columns = 1 << 2;
+  if (fb_halo_init_ex(&w->halo3, &w->decomp, WX_HALO, WX_HALO, columns, MPI_DOUBLE, NFIELDS) ||
+      fb_halo_init_ex(&w->halo1_uv, &w->decomp, 1, WX_HALO, columns, MPI_DOUBLE, 2))
     fb_agree(ctx, FB_EXIT_RUNTIME, "out of memory for the halo buffers");
   base_state(w);
   wx_acoustic_prepare(w);
