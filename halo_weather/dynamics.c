@@ -51,43 +51,54 @@ static inline void flux_row(const double *restrict phi, const double *restrict m
  * through the face, phi_f the interpolated specific quantity. Momenta
  * (staggered): flux = (M / rho_f) U_f, the velocity at the flux point (mean
  * momentum over the density there) times the interpolated momentum, so
- * every value a rank reads lies within the 3-cell halo. */
+ * every value a rank reads lies within the 3-cell halo. Along x and y the
+ * fluxes of one column of flux points are kept while the next is computed,
+ * so no flux array goes through memory. */
 static void advect(Weather *w, const double *phi, int stagger, double *tend) {
   const ptrdiff_t sk = 1, sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
   const ptrdiff_t stride[3] = {si, sj, sk};
-  const double inv[3] = {1.0 / w->dx, 1.0 / w->dy, 1.0 / w->dz};
   const int nx = w->nx, ny = w->ny, nz = w->nz;
   const double *rho = w->rho_full;
-  double *flux = w->flux;
-  for (int d = 0; d < 3; d++) {
+  const ptrdiff_t back = stagger ? stride[stagger - 1] : 0;
+  for (int d = 0; d < 2; d++) {
     const double *mom = w->s[F_U + d];
-    const ptrdiff_t s = stride[d], back = stagger ? stride[stagger - 1] : 0;
-    const int along = stagger == 1 + d; /* flux points at cell centres */
-    const int hi[3] = {nx + (d == 0), ny + (d == 1), nz + (d == 2)};
-    const int mode = !stagger ? 0 : along ? 1 : 2;
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < hi[0]; i++)
-      for (int j = 0; j < hi[1]; j++) {
-        size_t c0 = wx_idx(w, i, j, 0);
-        /* one simple loop per case, so each vectorises */
-        if (d == 2) {
-          if (mode == 0) flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 0, 1);
-          else if (mode == 1) flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 1, 1);
-          else flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 2, 1);
-        } else {
-          if (mode == 0) flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 0, 0);
-          else if (mode == 1) flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 1, 0);
-          else flux_row(phi + c0, mom + c0, rho + c0, flux + c0, hi[2], s, back, 2, 0);
+    const ptrdiff_t s = stride[d];
+    const int mode = !stagger ? 0 : stagger == 1 + d ? 1 : 2;
+    const double inv = d == 0 ? 1.0 / w->dx : 1.0 / w->dy;
+    const int outer = d == 0 ? ny : nx, inner = d == 0 ? nx : ny;
+#pragma omp parallel
+    {
+      double buf[2][nz];
+#pragma omp for schedule(static)
+      for (int o = 0; o < outer; o++)
+        for (int p = 0; p <= inner; p++) {
+          size_t c0 = d == 0 ? wx_idx(w, p, o, 0) : wx_idx(w, o, p, 0);
+          double *cur = buf[p & 1], *prev = buf[(p + 1) & 1];
+          if (mode == 0) flux_row(phi + c0, mom + c0, rho + c0, cur, nz, s, back, 0, 0);
+          else if (mode == 1) flux_row(phi + c0, mom + c0, rho + c0, cur, nz, s, back, 1, 0);
+          else flux_row(phi + c0, mom + c0, rho + c0, cur, nz, s, back, 2, 0);
+          if (p > 0) {
+            double *t = tend + c0 - s;
+            for (int k = 0; k < nz; k++) t[k] -= (cur[k] - prev[k]) * inv;
+          }
         }
-      }
-#pragma omp parallel for schedule(static)
+    }
+  }
+  const double *mom = w->s[F_W];
+  const double inv = 1.0 / w->dz;
+  const int mode = !stagger ? 0 : stagger == AT_W ? 1 : 2;
+#pragma omp parallel
+  {
+    double f[nz + 1];
+#pragma omp for schedule(static)
     for (int i = 0; i < nx; i++)
       for (int j = 0; j < ny; j++) {
         size_t c0 = wx_idx(w, i, j, 0);
-        for (int k = 0; k < nz; k++) {
-          size_t c = c0 + (size_t)k;
-          tend[c] -= (flux[c + s] - flux[c]) * inv[d];
-        }
+        if (mode == 0) flux_row(phi + c0, mom + c0, rho + c0, f, nz + 1, sk, back, 0, 1);
+        else if (mode == 1) flux_row(phi + c0, mom + c0, rho + c0, f, nz + 1, sk, back, 1, 1);
+        else flux_row(phi + c0, mom + c0, rho + c0, f, nz + 1, sk, back, 2, 1);
+        double *t = tend + c0;
+        for (int k = 0; k < nz; k++) t[k] -= (f[k + 1] - f[k]) * inv;
       }
   }
 }
