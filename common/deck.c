@@ -136,3 +136,10 @@ int fb_deck_key_line(const char *path, const char *section, const char *key) {
   fclose(f);
   return found;
 }
+
+void fb_deck_fail(FbContext *ctx, const char *path, const char *section, const char *key,
+                  const char *what) {
+  int line = fb_deck_key_line(path, section, key);
+  if (line) fb_fail(ctx, FB_EXIT_USAGE, "%s:%d: key '%s': %s", path, line, key, what);
+  fb_fail(ctx, FB_EXIT_USAGE, "%s: key '%s': %s", path, key, what);
+}

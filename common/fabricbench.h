@@ -110,6 +110,8 @@ void fb_option_string(FbContext *ctx, const char *name, char short_name, const c
                       const char *metavar, const char *help);
 void fb_option_dims3(FbContext *ctx, const char *name, char short_name, int dest[3],
                      const char *help);
+/* The default --help shows for the option registered last (e.g. "the deck's"). */
+void fb_option_default(FbContext *ctx, const char *text);
 void fb_parse_options(FbContext *ctx, int argc, char **argv, const char *summary);
 /* Pure parser used by fb_parse_options and the unit tests: returns 0, or 2 with
  * a one-line message in err. Does not print or exit. */
@@ -134,6 +136,10 @@ typedef struct {
 int fb_deck_read(const char *path, FbDeckKey *keys, int n_keys, char *err, size_t err_len);
 /* Line of `key` in `section` of a deck (for errors found after reading), 0 if absent. */
 int fb_deck_key_line(const char *path, const char *section, const char *key);
+/* A deck error found after reading: "FILE:LINE: key 'KEY': WHAT" (or "FILE:
+ * key 'KEY': WHAT" when the key came from a default), exit 2 on every rank. */
+void fb_deck_fail(struct FbContext *ctx, const char *path, const char *section, const char *key,
+                  const char *what) __attribute__((noreturn));
 
 /* ---------------------------------------------------------- failure handling */
 /* A failure every rank detected identically (e.g. a bad option): rank 0

@@ -287,3 +287,9 @@ void fb_options_write_json(const FbContext *ctx, FbJson *j) {
     }
   }
 }
+
+void fb_option_default(FbContext *ctx, const char *text) {
+  if (ctx->n_options == 0) return;
+  FbOption *o = &ctx->options[ctx->n_options - 1];
+  snprintf(o->defval, sizeof o->defval, "%s", text);
+}

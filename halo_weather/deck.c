@@ -23,9 +23,7 @@
 
 static void deck_fail(FbContext *ctx, const Weather *w, const char *section, const char *key,
                       const char *what) {
-  int line = fb_deck_key_line(w->deck_path, section, key);
-  if (line) fb_fail(ctx, FB_EXIT_USAGE, "%s:%d: key '%s': %s", w->deck_path, line, key, what);
-  fb_fail(ctx, FB_EXIT_USAGE, "%s: %s", w->deck_path, what);
+  fb_deck_fail(ctx, w->deck_path, section, key, what);
 }
 
 static void read_deck(FbContext *ctx, Weather *w) {
@@ -114,12 +112,6 @@ static void check_deck(FbContext *ctx, Weather *w) {
   if (isnan(w->bubble_y)) w->bubble_y = 0.5 * w->dy * (double)w->n[1];
 }
 
-/* The default shown by --help for the option just registered. */
-static void set_default(FbContext *ctx, const char *text) {
-  FbOption *o = &ctx->options[ctx->n_options - 1];
-  snprintf(o->defval, sizeof o->defval, "%s", text);
-}
-
 void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
   /* static: the record lists the options' values after the run */
   static const char *input = "inputs/weather/tiny.ini", *restart, *read_restart, *outdir;
@@ -127,11 +119,11 @@ void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
   static int grid[3];
   fb_option_string(ctx, "input", 'i', &input, "DECK", "input deck (inputs/weather/*.ini)");
   fb_option_int(ctx, "steps", 'n', &steps, 0, 1000000000, "STEPS", "time steps, overriding the deck");
-  set_default(ctx, "the deck's");
+  fb_option_default(ctx, "the deck's");
   fb_option_dims3(ctx, "grid", 0, grid, "process grid PxQx1 (x by y; full columns)");
-  set_default(ctx, "near-square, P <= Q");
+  fb_option_default(ctx, "near-square, P <= Q");
   fb_option_string(ctx, "output-dir", 'o', &outdir, "DIR", "folder for history and restart files");
-  set_default(ctx, "the deck's, else .");
+  fb_option_default(ctx, "the deck's, else .");
   fb_option_string(ctx, "restart", 0, &restart, "FILE", "write a restart file at the end");
   fb_option_string(ctx, "read-restart", 0, &read_restart, "FILE", "start from a restart file");
   fb_option_flag(ctx, "no-output", 0, &w->no_output, "write no history or restart (pure compute and communication)");

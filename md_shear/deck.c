@@ -20,10 +20,9 @@ typedef struct {
 
 static void deck_fail(FbContext *ctx, const Md *md, const char *section, const char *key,
                       const char *what) {
-  int line = fb_deck_key_line(md->deck_path, section, key);
-  if (line) fb_fail(ctx, FB_EXIT_USAGE, "%s:%d: key '%s': %s", md->deck_path, line, key, what);
-  if (!strcmp(key, "replicate")) fb_fail(ctx, FB_EXIT_USAGE, "option --replicate: %s", what);
-  fb_fail(ctx, FB_EXIT_USAGE, "%s: key '%s': %s", md->deck_path, key, what);
+  if (!strcmp(key, "replicate") && !fb_deck_key_line(md->deck_path, section, key))
+    fb_fail(ctx, FB_EXIT_USAGE, "option --replicate: %s", what);
+  fb_deck_fail(ctx, md->deck_path, section, key, what);
 }
 
 /* Reads exactly n numbers from s into out (n < 0: 1 to -n numbers; returns count). */
@@ -193,12 +192,6 @@ static void check_deck(FbContext *ctx, Md *md, const MdVectors *vec) {
     deck_fail(ctx, md, "output", "read_restart", "give read_data or read_restart, not both");
 }
 
-/* The default shown by --help for the option just registered. */
-static void set_default(FbContext *ctx, const char *text) {
-  FbOption *o = &ctx->options[ctx->n_options - 1];
-  snprintf(o->defval, sizeof o->defval, "%s", text);
-}
-
 void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
   /* static: the record lists the options' values after the run */
   static const char *input = "inputs/md/shear.ini";
@@ -207,18 +200,18 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
   static int grid[3], rep[3];
   fb_option_string(ctx, "input", 'i', &input, "DECK", "input deck (inputs/md/*.ini)");
   fb_option_int(ctx, "steps", 'n', &steps, 0, 1000000000, "STEPS", "steps of the (last) run, overriding the deck");
-  set_default(ctx, "the deck's");
+  fb_option_default(ctx, "the deck's");
   fb_option_dims3(ctx, "replicate", 0, rep, "replicate the lattice box AxBxC times, overriding the deck");
-  set_default(ctx, "the deck's");
+  fb_option_default(ctx, "the deck's");
   fb_option_dims3(ctx, "grid", 0, grid, "process grid PxQxR");
-  set_default(ctx, "least ghost surface");
+  fb_option_default(ctx, "least ghost surface");
   fb_option_string(ctx, "forces", 0, &forces, "FILE", "write step-0 forces (id fx fy fz, %.17g) to FILE");
   fb_option_string(ctx, "trajectory", 0, &traj, "FILE", "H5MD trajectory, overriding the deck");
   fb_option_string(ctx, "restart", 0, &restart, "FILE", "write an H5MD restart at the end, overriding the deck");
   fb_option_string(ctx, "read-restart", 0, &read_restart, "FILE", "start from an H5MD restart written by md");
   fb_option_int(ctx, "restart-every", 0, &restart_every, 1, 1000000000, "STEPS",
                 "write the restart every STEPS steps (a neighbour-list rebuild at each)");
-  set_default(ctx, "only at the end");
+  fb_option_default(ctx, "only at the end");
   fb_option_flag(ctx, "no-output", 0, &md->no_output_flag, "write no trajectory or restart file");
   fb_parse_options(ctx, argc, argv,
                    "A LAMMPS-like short-range molecular dynamics kernel: lj/cut and EAM\n"
