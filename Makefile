@@ -35,7 +35,7 @@ $(BUILD)/common/build_info.o: $(BUILD)/build_info.h
 # SANITIZE=..., CFLAGS=...), so no object of another build is linked in.
 $(BUILD)/config.stamp: FORCE
 	@mkdir -p $(BUILD)
-	@echo "$(MPICC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(INIH_CFLAGS)" > $@.new
+	@echo "$(MPICC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(INIH_CFLAGS) $(foreach a,$(PRESENT),$(EXTRA_CFLAGS_$(call app_dir,$(a))) $(LIBS_$(call app_dir,$(a))))" > $@.new
 	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
 
 $(BUILD)/%.o: %.c $(BUILD)/config.stamp | $(BUILD)/build_info.h

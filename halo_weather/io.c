@@ -1,28 +1,135 @@
-/* io.c: history and restart files in NetCDF-4 (HDF5 underneath), written in
- * parallel: every rank writes its own block collectively, nothing is
- * gathered. History: float32, CF-1.8 attributes, WRF's dimension names and a
- * Times string, so ncdump, xarray and ncview read it. Restart: the
- * prognostic fields in double precision with the grid and a checksum, so a
- * restarted run continues bit for bit and a foreign or damaged file is
- * refused. Files are written under a temporary name, renamed when closed. */
+/* io.c: history and restart files in NetCDF-4 (HDF5 underneath). With the
+ * parallel NetCDF library (netcdf-mpi, Open MPI builds) every rank writes
+ * its own block collectively and nothing is gathered; built against serial
+ * NetCDF (WX_SERIAL_NETCDF: MPICH, whose parallel NetCDF Debian lacks) rank
+ * 0 holds the file and writes the blocks the others send. History: float32,
+ * CF-1.8 attributes, WRF's dimension names and a Times string, so ncdump,
+ * xarray and ncview read it. Restart: the prognostic fields in double
+ * precision with the grid and a checksum, so a restarted run continues bit
+ * for bit and a foreign or damaged file is refused. Files are written under
+ * a temporary name and renamed when closed.
+ *
+ * Errors are sticky: after the first failure a rank skips further NetCDF
+ * calls but still takes part in every collective step, and the ranks agree
+ * on the outcome at the end (so no rank waits for one that gave up). */
 #include "weather.h"
 
 #include <math.h>
 #include <netcdf.h>
+#ifndef WX_SERIAL_NETCDF
 #include <netcdf_par.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define NC_TRY(call)                                   \
-  do {                                                 \
-    int nc_rc_ = (call);                               \
-    if (nc_rc_ != NC_NOERR) {                          \
-      if (!err[0]) snprintf(err, FB_MSG_LEN, "%s", nc_strerror(nc_rc_)); \
-      goto fail;                                       \
-    }                                                  \
+#ifdef WX_SERIAL_NETCDF
+#define SERIAL_IO 1
+#else
+#define SERIAL_IO 0
+#endif
+
+typedef struct {
+  int rc;
+  char msg[FB_MSG_LEN];
+} IoStatus;
+
+/* Runs a NetCDF call unless an earlier one failed; records the first error. */
+#define IO(st, call)                                                          \
+  do {                                                                        \
+    if (!(st)->rc) {                                                          \
+      int io_rc_ = (call);                                                    \
+      if (io_rc_ != NC_NOERR) {                                               \
+        (st)->rc = FB_EXIT_RUNTIME;                                           \
+        snprintf((st)->msg, sizeof (st)->msg, "%s", nc_strerror(io_rc_));     \
+      }                                                                       \
+    }                                                                         \
   } while (0)
+
+/* Does this rank hold the open file? (every rank with parallel NetCDF) */
+static int holds(const FbContext *ctx) { return !SERIAL_IO || ctx->rank == 0; }
+
+static void io_create(FbContext *ctx, const char *path, int *ncid, IoStatus *st) {
+  *ncid = -1;
+#ifdef WX_SERIAL_NETCDF
+  if (holds(ctx)) IO(st, nc_create(path, NC_NETCDF4 | NC_CLOBBER, ncid));
+#else
+  IO(st, nc_create_par(path, NC_NETCDF4 | NC_CLOBBER, ctx->comm, MPI_INFO_NULL, ncid));
+#endif
+}
+
+static void io_collective(int ncid, int varid, IoStatus *st) {
+#ifdef WX_SERIAL_NETCDF
+  (void)ncid; (void)varid; (void)st;
+#else
+  IO(st, nc_var_par_access(ncid, varid, NC_COLLECTIVE));
+#endif
+}
+
+/* Writes each rank's block (start, count over ndims dimensions) of a
+ * variable: directly, or through rank 0. Collective in both cases. */
+static void io_put_block(FbContext *ctx, int ncid, int varid, int ndims, const size_t *start, const size_t *count,
+                         const void *data, int is_float, IoStatus *st) {
+#ifdef WX_SERIAL_NETCDF
+  size_t elem = is_float ? sizeof(float) : sizeof(double), n = 1;
+  for (int d = 0; d < ndims; d++) n *= count[d];
+  unsigned long long meta[8] = {0};
+  for (int d = 0; d < ndims && d < 4; d++) { meta[d] = start[d]; meta[4 + d] = count[d]; }
+  unsigned long long *all = NULL;
+  int *bytes = NULL, *displs = NULL, mine = (int)(n * elem), ok = 1;
+  char *gathered = NULL;
+  if (ctx->rank == 0) {
+    all = malloc((size_t)ctx->size * sizeof meta);
+    bytes = malloc((size_t)ctx->size * sizeof *bytes);
+    displs = malloc((size_t)ctx->size * sizeof *displs);
+    ok = all && bytes && displs;
+  }
+  MPI_Gather(meta, 8, MPI_UNSIGNED_LONG_LONG, all, 8, MPI_UNSIGNED_LONG_LONG, 0, ctx->comm);
+  MPI_Gather(&mine, 1, MPI_INT, bytes, 1, MPI_INT, 0, ctx->comm);
+  size_t total = 0;
+  if (ctx->rank == 0 && ok) {
+    for (int r = 0; r < ctx->size; r++) { displs[r] = (int)total; total += (size_t)bytes[r]; }
+    gathered = malloc(total + 1);
+    ok = gathered != NULL;
+  }
+  MPI_Gatherv(data, mine, MPI_BYTE, gathered, bytes, displs, MPI_BYTE, 0, ctx->comm);
+  if (ctx->rank == 0) {
+    if (!ok && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "out of memory gathering a field"); }
+    for (int r = 0; ok && r < ctx->size; r++) {
+      size_t s[4], c[4];
+      for (int d = 0; d < ndims; d++) { s[d] = all[8 * r + d]; c[d] = all[8 * r + 4 + d]; }
+      const void *block = gathered + displs[r];
+      if (is_float) IO(st, nc_put_vara_float(ncid, varid, s, c, block));
+      else IO(st, nc_put_vara_double(ncid, varid, s, c, block));
+    }
+  }
+  free(all); free(bytes); free(displs); free(gathered);
+#else
+  (void)ctx;
+  (void)ndims;
+  if (is_float) IO(st, nc_put_vara_float(ncid, varid, start, count, data));
+  else IO(st, nc_put_vara_double(ncid, varid, start, count, data));
+#endif
+}
+
+/* Agrees on the outcome; exit 3 on every rank naming the file if any failed. */
+static void io_agree(FbContext *ctx, IoStatus *st, const char *what, const char *path) {
+  char msg[FB_MSG_LEN];
+  snprintf(msg, sizeof msg, "cannot write the %s %.200s: %.200s", what, path, st->msg);
+  fb_agree(ctx, st->rc, msg);
+}
+
+/* Rank 0 renames the finished file; every rank learns the outcome. */
+static void io_rename(FbContext *ctx, const char *tmp, const char *path, IoStatus *st) {
+  int bad = 0;
+  if (ctx->rank == 0 && !st->rc && rename(tmp, path)) bad = 1;
+  MPI_Bcast(&bad, 1, MPI_INT, 0, ctx->comm);
+  if (bad && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "cannot rename the temporary file"); }
+  if (st->rc && ctx->rank == 0) unlink(tmp);
+}
+
+/* --------------------------------------------------------------- history */
 
 /* Output fields of the history file, at cell centres. */
 enum { H_U, H_V, H_W, H_THETA, H_PP, H_RHO, H_Q1, H_Q2, H_COUNT };
@@ -54,7 +161,6 @@ static int put_text(int ncid, int varid, const char *name, const char *text) {
 static void wrf_time(double seconds, char out[20]) {
   long long s = (long long)llround(seconds);
   long long days = s / 86400, rem = s % 86400;
-  /* days from 2000-01-01 in a proleptic Gregorian calendar */
   int y = 2000, m = 1;
   static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   for (;;) {
@@ -76,79 +182,69 @@ static void wrf_time(double seconds, char out[20]) {
   out[19] = '\0';
 }
 
-static int coordinate(int ncid, int dim, const char *name, const char *axis, const char *standard,
-                      const char *long_name, int *varid) {
-  int rc = nc_def_var(ncid, name, NC_DOUBLE, 1, &dim, varid);
-  if (!rc) rc = put_text(ncid, *varid, "units", "m");
-  if (!rc) rc = put_text(ncid, *varid, "axis", axis);
-  if (!rc) rc = put_text(ncid, *varid, "standard_name", standard);
-  if (!rc) rc = put_text(ncid, *varid, "long_name", long_name);
-  if (!rc && !strcmp(axis, "Z")) rc = put_text(ncid, *varid, "positive", "up");
-  return rc;
+static void coordinate(int ncid, int dim, const char *name, const char *axis, const char *standard,
+                       const char *long_name, int *varid, IoStatus *st) {
+  IO(st, nc_def_var(ncid, name, NC_DOUBLE, 1, &dim, varid));
+  IO(st, put_text(ncid, *varid, "units", "m"));
+  IO(st, put_text(ncid, *varid, "axis", axis));
+  IO(st, put_text(ncid, *varid, "standard_name", standard));
+  IO(st, put_text(ncid, *varid, "long_name", long_name));
+  if (!strcmp(axis, "Z")) IO(st, put_text(ncid, *varid, "positive", "up"));
 }
 
-static int history_open(FbContext *ctx, Weather *w, char *err) {
+/* Creates the history file and defines it; rank 0 writes the coordinates
+ * (the others take part with empty blocks). */
+static void history_open(FbContext *ctx, Weather *w, IoStatus *st) {
   History *h = &hist;
   snprintf(h->path, sizeof h->path, "%s/wrfout_d01.nc", w->output_dir);
   snprintf(h->tmp, sizeof h->tmp, "%s.tmp", h->path);
-  int dims[5], xv, yv, zv; /* Time, DateStrLen, bottom_top, south_north, west_east */
-  NC_TRY(nc_create_par(h->tmp, NC_NETCDF4 | NC_CLOBBER, ctx->comm, MPI_INFO_NULL, &h->ncid));
+  int dims[5] = {0}, cv[3] = {0}; /* Time, DateStrLen, bottom_top, south_north, west_east */
+  io_create(ctx, h->tmp, &h->ncid, st);
   h->open = 1;
-  NC_TRY(nc_def_dim(h->ncid, "Time", NC_UNLIMITED, &dims[0]));
-  NC_TRY(nc_def_dim(h->ncid, "DateStrLen", 19, &dims[1]));
-  NC_TRY(nc_def_dim(h->ncid, "bottom_top", (size_t)w->n[2], &dims[2]));
-  NC_TRY(nc_def_dim(h->ncid, "south_north", (size_t)w->n[1], &dims[3]));
-  NC_TRY(nc_def_dim(h->ncid, "west_east", (size_t)w->n[0], &dims[4]));
-  NC_TRY(nc_def_var(h->ncid, "Times", NC_CHAR, 2, dims, &h->times));
-  NC_TRY(nc_def_var(h->ncid, "XTIME", NC_DOUBLE, 1, dims, &h->xtime));
-  NC_TRY(put_text(h->ncid, h->xtime, "units", "seconds since 2000-01-01 00:00:00"));
-  NC_TRY(put_text(h->ncid, h->xtime, "standard_name", "time"));
-  NC_TRY(put_text(h->ncid, h->xtime, "long_name", "simulated time"));
-  NC_TRY(put_text(h->ncid, h->xtime, "calendar", "proleptic_gregorian"));
-  NC_TRY(coordinate(h->ncid, dims[4], "west_east", "X", "projection_x_coordinate", "x of cell centres", &xv));
-  NC_TRY(coordinate(h->ncid, dims[3], "south_north", "Y", "projection_y_coordinate", "y of cell centres", &yv));
-  NC_TRY(coordinate(h->ncid, dims[2], "bottom_top", "Z", "height", "height of cell centres", &zv));
-  int fdims[4] = {dims[0], dims[2], dims[3], dims[4]};
-  for (int v = 0; v < H_COUNT; v++) {
-    NC_TRY(nc_def_var(h->ncid, HISTORY[v].name, NC_FLOAT, 4, fdims, &h->varid[v]));
-    NC_TRY(put_text(h->ncid, h->varid[v], "units", HISTORY[v].units));
-    NC_TRY(put_text(h->ncid, h->varid[v], "long_name", HISTORY[v].long_name));
-    if (HISTORY[v].standard_name[0])
-      NC_TRY(put_text(h->ncid, h->varid[v], "standard_name", HISTORY[v].standard_name));
-    NC_TRY(put_text(h->ncid, h->varid[v], "coordinates", "XTIME bottom_top south_north west_east"));
-    NC_TRY(nc_var_par_access(h->ncid, h->varid[v], NC_COLLECTIVE));
-  }
-  NC_TRY(nc_var_par_access(h->ncid, h->times, NC_COLLECTIVE));
-  NC_TRY(nc_var_par_access(h->ncid, h->xtime, NC_COLLECTIVE));
-  NC_TRY(put_text(h->ncid, NC_GLOBAL, "Conventions", "CF-1.8"));
-  NC_TRY(put_text(h->ncid, NC_GLOBAL, "title", "halo_weather history"));
-  NC_TRY(put_text(h->ncid, NC_GLOBAL, "source", "fabricbench halo_weather (a WRF-like dynamical core)"));
-  NC_TRY(put_text(h->ncid, NC_GLOBAL, "case", w->case_name));
-  NC_TRY(nc_put_att_double(h->ncid, NC_GLOBAL, "DX", NC_DOUBLE, 1, &w->dx));
-  NC_TRY(nc_put_att_double(h->ncid, NC_GLOBAL, "DY", NC_DOUBLE, 1, &w->dy));
-  NC_TRY(nc_put_att_double(h->ncid, NC_GLOBAL, "DT", NC_DOUBLE, 1, &w->dt));
-  NC_TRY(nc_enddef(h->ncid));
-  /* coordinates: each rank writes its own part */
-  NC_TRY(nc_var_par_access(h->ncid, xv, NC_COLLECTIVE));
-  NC_TRY(nc_var_par_access(h->ncid, yv, NC_COLLECTIVE));
-  NC_TRY(nc_var_par_access(h->ncid, zv, NC_COLLECTIVE));
-  {
-    int vars[3] = {xv, yv, zv};
+  if (holds(ctx)) {
+    IO(st, nc_def_dim(h->ncid, "Time", NC_UNLIMITED, &dims[0]));
+    IO(st, nc_def_dim(h->ncid, "DateStrLen", 19, &dims[1]));
+    IO(st, nc_def_dim(h->ncid, "bottom_top", (size_t)w->n[2], &dims[2]));
+    IO(st, nc_def_dim(h->ncid, "south_north", (size_t)w->n[1], &dims[3]));
+    IO(st, nc_def_dim(h->ncid, "west_east", (size_t)w->n[0], &dims[4]));
+    IO(st, nc_def_var(h->ncid, "Times", NC_CHAR, 2, dims, &h->times));
+    IO(st, nc_def_var(h->ncid, "XTIME", NC_DOUBLE, 1, dims, &h->xtime));
+    IO(st, put_text(h->ncid, h->xtime, "units", "seconds since 2000-01-01 00:00:00"));
+    IO(st, put_text(h->ncid, h->xtime, "standard_name", "time"));
+    IO(st, put_text(h->ncid, h->xtime, "long_name", "simulated time"));
+    IO(st, put_text(h->ncid, h->xtime, "calendar", "proleptic_gregorian"));
+    coordinate(h->ncid, dims[4], "west_east", "X", "projection_x_coordinate", "x of cell centres", &cv[0], st);
+    coordinate(h->ncid, dims[3], "south_north", "Y", "projection_y_coordinate", "y of cell centres", &cv[1], st);
+    coordinate(h->ncid, dims[2], "bottom_top", "Z", "height", "height of cell centres", &cv[2], st);
+    int fdims[4] = {dims[0], dims[2], dims[3], dims[4]};
+    for (int v = 0; v < H_COUNT; v++) {
+      IO(st, nc_def_var(h->ncid, HISTORY[v].name, NC_FLOAT, 4, fdims, &h->varid[v]));
+      IO(st, put_text(h->ncid, h->varid[v], "units", HISTORY[v].units));
+      IO(st, put_text(h->ncid, h->varid[v], "long_name", HISTORY[v].long_name));
+      if (HISTORY[v].standard_name[0]) IO(st, put_text(h->ncid, h->varid[v], "standard_name", HISTORY[v].standard_name));
+      IO(st, put_text(h->ncid, h->varid[v], "coordinates", "XTIME bottom_top south_north west_east"));
+      io_collective(h->ncid, h->varid[v], st);
+    }
+    io_collective(h->ncid, h->times, st);
+    io_collective(h->ncid, h->xtime, st);
+    IO(st, put_text(h->ncid, NC_GLOBAL, "Conventions", "CF-1.8"));
+    IO(st, put_text(h->ncid, NC_GLOBAL, "title", "halo_weather history"));
+    IO(st, put_text(h->ncid, NC_GLOBAL, "source", "fabricbench halo_weather (a WRF-like dynamical core)"));
+    IO(st, put_text(h->ncid, NC_GLOBAL, "case", w->case_name));
+    IO(st, nc_put_att_double(h->ncid, NC_GLOBAL, "DX", NC_DOUBLE, 1, &w->dx));
+    IO(st, nc_put_att_double(h->ncid, NC_GLOBAL, "DY", NC_DOUBLE, 1, &w->dy));
+    IO(st, nc_put_att_double(h->ncid, NC_GLOBAL, "DT", NC_DOUBLE, 1, &w->dt));
+    IO(st, nc_enddef(h->ncid));
     for (int a = 0; a < 3; a++) {
-      int n = w->decomp.n[a];
-      double *c = malloc((size_t)n * sizeof *c + 1);
-      if (!c) { snprintf(err, FB_MSG_LEN, "out of memory"); goto fail; }
-      double step = a == 0 ? w->dx : a == 1 ? w->dy : w->dz;
-      for (int p = 0; p < n; p++) c[p] = (w->decomp.lo[a] + p + 0.5) * step;
-      size_t start = (size_t)w->decomp.lo[a], count = (size_t)n;
-      int rc = nc_put_vara_double(h->ncid, vars[a], &start, &count, c);
+      io_collective(h->ncid, cv[a], st);
+      size_t n = ctx->rank == 0 ? (size_t)w->n[a] : 0, start = 0;
+      double *c = malloc(((size_t)w->n[a] + 1) * sizeof *c), step = a == 0 ? w->dx : a == 1 ? w->dy : w->dz;
+      if (!c && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "out of memory"); }
+      for (size_t p = 0; c && p < n; p++) c[p] = ((double)p + 0.5) * step;
+      if (c) IO(st, nc_put_vara_double(h->ncid, cv[a], &start, &n, c));
       free(c);
-      NC_TRY(rc);
     }
   }
-  return 0;
-fail:
-  return FB_EXIT_RUNTIME;
 }
 
 /* Cell-centre diagnostics of the history into buf (k, j, i order). */
@@ -178,77 +274,67 @@ static void history_field(const Weather *w, int v, float *buf) {
 }
 
 int wx_history_write(FbContext *ctx, Weather *w, long long step) {
-  char err[FB_MSG_LEN] = "";
+  IoStatus st = {0, ""};
   History *h = &hist;
-  float *buf = NULL;
   fb_timer_start(&ctx->timers, PH_IO);
   double t0 = MPI_Wtime();
-  if (!h->open && history_open(ctx, w, err)) goto fail;
-  size_t frame = (size_t)w->history_frames;
-  size_t n = (size_t)w->nx * w->ny * w->nz;
-  buf = malloc(n * sizeof *buf + 1);
-  if (!buf) { snprintf(err, sizeof err, "out of memory"); goto fail; }
+  if (!h->open) {
+    history_open(ctx, w, &st);
+    io_agree(ctx, &st, "history file", h->path);
+  }
+  size_t frame = (size_t)w->history_frames, n = (size_t)w->nx * w->ny * w->nz;
+  float *buf = malloc(n * sizeof *buf + 1);
+  fb_agree(ctx, buf ? 0 : FB_EXIT_RUNTIME, "out of memory for the history buffer");
   size_t start[4] = {frame, 0, (size_t)w->decomp.lo[1], (size_t)w->decomp.lo[0]};
   size_t count[4] = {1, (size_t)w->nz, (size_t)w->ny, (size_t)w->nx};
   for (int v = 0; v < H_COUNT; v++) {
     history_field(w, v, buf);
-    NC_TRY(nc_put_vara_float(h->ncid, h->varid[v], start, count, buf));
+    io_put_block(ctx, h->ncid, h->varid[v], 4, start, count, buf, 1, &st);
   }
-  {
+  free(buf);
+  if (holds(ctx)) {
     char when[20];
     double t = step * w->dt;
     wrf_time(t, when);
     size_t ts[2] = {frame, 0}, tc[2] = {1, 19};
-    NC_TRY(nc_put_vara_text(h->ncid, h->times, ts, tc, when));
-    NC_TRY(nc_put_vara_double(h->ncid, h->xtime, ts, tc, &t));
+    IO(&st, nc_put_vara_text(h->ncid, h->times, ts, tc, when));
+    IO(&st, nc_put_vara_double(h->ncid, h->xtime, ts, tc, &t));
+    IO(&st, nc_sync(h->ncid));
   }
-  NC_TRY(nc_sync(h->ncid));
-  free(buf);
+  fb_timer_stop(&ctx->timers, PH_IO);
+  if (st.rc) {
+    if (holds(ctx)) nc_close(h->ncid);
+    h->open = 0;
+    if (ctx->rank == 0) unlink(h->tmp);
+  }
+  io_agree(ctx, &st, "history file", h->path);
   w->history_frames++;
   w->io_bytes += (double)H_COUNT * 4.0 * (double)w->n[0] * (double)w->n[1] * (double)w->n[2];
   w->io_s += MPI_Wtime() - t0;
-  fb_timer_stop(&ctx->timers, PH_IO);
   return 0;
-fail:
-  free(buf);
-  fb_timer_stop(&ctx->timers, PH_IO);
-  if (h->open) nc_close(h->ncid);
-  h->open = 0;
-  if (ctx->rank == 0) unlink(h->tmp);
-  fb_fail(ctx, FB_EXIT_RUNTIME, "cannot write the history file %s: %s", h->path, err);
 }
 
 /* Closes the history file and gives it its name. */
 void wx_history_close(FbContext *ctx, Weather *w) {
   (void)w;
   History *h = &hist;
+  IoStatus st = {0, ""};
   if (!h->open) return;
-  int rc = nc_close(h->ncid);
+  if (holds(ctx)) IO(&st, nc_close(h->ncid));
   h->open = 0;
-  int bad = rc != NC_NOERR;
-  if (ctx->rank == 0 && !bad && rename(h->tmp, h->path)) bad = 1;
-  MPI_Bcast(&bad, 1, MPI_INT, 0, ctx->comm);
-  if (bad) {
-    if (ctx->rank == 0) unlink(h->tmp);
-    fb_fail(ctx, FB_EXIT_RUNTIME, "cannot close the history file %s", h->path);
-  }
+  MPI_Allreduce(MPI_IN_PLACE, &st.rc, 1, MPI_INT, MPI_MAX, ctx->comm);
+  io_rename(ctx, h->tmp, h->path, &st);
+  io_agree(ctx, &st, "history file", h->path);
 }
 
 /* ---------------------------------------------------------------- restart */
 
 static const char *const STATE_NAMES[NFIELDS] = {"U", "V", "W", "RHO_PERT", "THETA_PERT", "Q1", "Q2"};
 
-static void pack_state(const Weather *w, int f, double *buf) {
-  size_t o = 0;
-  for (int k = 0; k < w->nz; k++)
-    for (int j = 0; j < w->ny; j++)
-      for (int i = 0; i < w->nx; i++) buf[o++] = w->s[f][wx_idx(w, i, j, k)];
-}
-
 int wx_restart_write(FbContext *ctx, Weather *w, long long step) {
-  char err[FB_MSG_LEN] = "", path[2 * WX_PATH + 8], tmp[2 * WX_PATH + 16];
-  int ncid = -1, dims[3], varid;
-  double *buf = NULL;
+  char path[2 * WX_PATH + 8], tmp[2 * WX_PATH + 16];
+  IoStatus st = {0, ""};
+  int ncid = -1, dims[3] = {0}, varid[NFIELDS] = {0};
   fb_timer_start(&ctx->timers, PH_IO);
   double t0 = MPI_Wtime();
   double checksum = wx_checksum(ctx, w);
@@ -256,59 +342,51 @@ int wx_restart_write(FbContext *ctx, Weather *w, long long step) {
   if (strchr(w->restart_out, '/')) snprintf(path, sizeof path, "%s", w->restart_out);
   else snprintf(path, sizeof path, "%s/%s", w->output_dir, w->restart_out);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  NC_TRY(nc_create_par(tmp, NC_NETCDF4 | NC_CLOBBER, ctx->comm, MPI_INFO_NULL, &ncid));
-  NC_TRY(nc_def_dim(ncid, "bottom_top", (size_t)w->n[2], &dims[0]));
-  NC_TRY(nc_def_dim(ncid, "south_north", (size_t)w->n[1], &dims[1]));
-  NC_TRY(nc_def_dim(ncid, "west_east", (size_t)w->n[0], &dims[2]));
-  for (int f = 0; f < NFIELDS; f++) {
-    NC_TRY(nc_def_var(ncid, STATE_NAMES[f], NC_DOUBLE, 3, dims, &varid));
-    NC_TRY(nc_var_par_access(ncid, varid, NC_COLLECTIVE));
-  }
-  {
+  io_create(ctx, tmp, &ncid, &st);
+  if (holds(ctx)) {
+    IO(&st, nc_def_dim(ncid, "bottom_top", (size_t)w->n[2], &dims[0]));
+    IO(&st, nc_def_dim(ncid, "south_north", (size_t)w->n[1], &dims[1]));
+    IO(&st, nc_def_dim(ncid, "west_east", (size_t)w->n[0], &dims[2]));
+    for (int f = 0; f < NFIELDS; f++) {
+      IO(&st, nc_def_var(ncid, STATE_NAMES[f], NC_DOUBLE, 3, dims, &varid[f]));
+      io_collective(ncid, varid[f], &st);
+    }
     double grid[6] = {w->dx, w->dy, w->ztop, w->dt, w->theta_surface, w->brunt_vaisala};
     long long steps = step;
-    NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "grid_dx_dy_ztop_dt_theta_n", NC_DOUBLE, 6, grid));
-    NC_TRY(nc_put_att_longlong(ncid, NC_GLOBAL, "step", NC_INT64, 1, &steps));
-    NC_TRY(nc_put_att_double(ncid, NC_GLOBAL, "fabricbench_checksum", NC_DOUBLE, 1, &checksum));
-    NC_TRY(put_text(ncid, NC_GLOBAL, "case", w->case_name));
-    NC_TRY(put_text(ncid, NC_GLOBAL, "title", "halo_weather restart (double precision)"));
+    IO(&st, nc_put_att_double(ncid, NC_GLOBAL, "grid_dx_dy_ztop_dt_theta_n", NC_DOUBLE, 6, grid));
+    IO(&st, nc_put_att_longlong(ncid, NC_GLOBAL, "step", NC_INT64, 1, &steps));
+    IO(&st, nc_put_att_double(ncid, NC_GLOBAL, "fabricbench_checksum", NC_DOUBLE, 1, &checksum));
+    IO(&st, put_text(ncid, NC_GLOBAL, "case", w->case_name));
+    IO(&st, put_text(ncid, NC_GLOBAL, "title", "halo_weather restart (double precision)"));
+    IO(&st, nc_enddef(ncid));
   }
-  NC_TRY(nc_enddef(ncid));
-  buf = malloc((size_t)w->nx * w->ny * w->nz * sizeof *buf + 1);
-  if (!buf) { snprintf(err, sizeof err, "out of memory"); goto fail; }
-  {
-    size_t start[3] = {0, (size_t)w->decomp.lo[1], (size_t)w->decomp.lo[0]};
-    size_t count[3] = {(size_t)w->nz, (size_t)w->ny, (size_t)w->nx};
-    for (int f = 0; f < NFIELDS; f++) {
-      pack_state(w, f, buf);
-      NC_TRY(nc_put_vara_double(ncid, f, start, count, buf));
-    }
+  io_agree(ctx, &st, "restart file", path);
+  double *buf = malloc((size_t)w->nx * w->ny * w->nz * sizeof *buf + 1);
+  fb_agree(ctx, buf ? 0 : FB_EXIT_RUNTIME, "out of memory for the restart buffer");
+  size_t start[3] = {0, (size_t)w->decomp.lo[1], (size_t)w->decomp.lo[0]};
+  size_t count[3] = {(size_t)w->nz, (size_t)w->ny, (size_t)w->nx};
+  for (int f = 0; f < NFIELDS; f++) {
+    size_t o = 0;
+    for (int k = 0; k < w->nz; k++)
+      for (int j = 0; j < w->ny; j++)
+        for (int i = 0; i < w->nx; i++) buf[o++] = w->s[f][wx_idx(w, i, j, k)];
+    io_put_block(ctx, ncid, varid[f], 3, start, count, buf, 0, &st);
   }
-  NC_TRY(nc_close(ncid));
-  ncid = -1;
   free(buf);
-  buf = NULL;
-  {
-    int bad = 0;
-    if (ctx->rank == 0 && rename(tmp, path)) bad = 1;
-    MPI_Bcast(&bad, 1, MPI_INT, 0, ctx->comm);
-    if (bad) { snprintf(err, sizeof err, "cannot rename the temporary file"); goto fail; }
-  }
+  if (holds(ctx)) IO(&st, nc_close(ncid));
+  MPI_Allreduce(MPI_IN_PLACE, &st.rc, 1, MPI_INT, MPI_MAX, ctx->comm);
+  io_rename(ctx, tmp, path, &st);
+  fb_timer_stop(&ctx->timers, PH_IO);
+  io_agree(ctx, &st, "restart file", path);
   w->io_bytes += (double)NFIELDS * 8.0 * (double)w->n[0] * (double)w->n[1] * (double)w->n[2];
   w->io_s += MPI_Wtime() - t0;
-  fb_timer_stop(&ctx->timers, PH_IO);
   return 0;
-fail:
-  free(buf);
-  if (ncid >= 0) nc_close(ncid);
-  if (ctx->rank == 0) unlink(tmp);
-  fb_timer_stop(&ctx->timers, PH_IO);
-  fb_fail(ctx, FB_EXIT_RUNTIME, "cannot write the restart file %s: %s", path, err);
 }
 
+/* Every rank opens the file (in parallel, or each on its own read-only)
+ * and reads its block. */
 int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
-  char err[FB_MSG_LEN] = "";
-  int ncid = -1, rc = FB_EXIT_USAGE;
+  int ncid = -1, rc = FB_EXIT_USAGE, bad = 0;
   double *buf = NULL;
   const char *path = w->restart_in;
   errout[0] = '\0';
@@ -316,7 +394,12 @@ int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
     snprintf(errout, len, "%s: cannot read the restart file", path);
     return FB_EXIT_USAGE;
   }
-  if (nc_open_par(path, NC_NOWRITE, ctx->comm, MPI_INFO_NULL, &ncid) != NC_NOERR) {
+#ifdef WX_SERIAL_NETCDF
+  int opened = nc_open(path, NC_NOWRITE, &ncid);
+#else
+  int opened = nc_open_par(path, NC_NOWRITE, ctx->comm, MPI_INFO_NULL, &ncid);
+#endif
+  if (opened != NC_NOERR) {
     snprintf(errout, len, "%s: not a NetCDF restart file (damaged or another format)", path);
     return FB_EXIT_USAGE;
   }
@@ -351,18 +434,16 @@ int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
       goto out;
     }
   buf = malloc((size_t)w->nx * w->ny * w->nz * sizeof *buf + 1);
-  if (!buf) { rc = FB_EXIT_RUNTIME; snprintf(errout, len, "out of memory reading %s", path); goto out; }
-  int bad = 0;
+  bad = !buf;
   for (int f = 0; f < NFIELDS && !bad; f++) {
     int varid;
     size_t start[3] = {0, (size_t)w->decomp.lo[1], (size_t)w->decomp.lo[0]};
     size_t count[3] = {(size_t)w->nz, (size_t)w->ny, (size_t)w->nx};
-    if (nc_inq_varid(ncid, STATE_NAMES[f], &varid) || nc_var_par_access(ncid, varid, NC_COLLECTIVE) ||
-        nc_get_vara_double(ncid, varid, start, count, buf)) {
-      snprintf(errout, len, "%s: damaged restart: cannot read %s", path, STATE_NAMES[f]);
-      bad = 1;
-      break;
-    }
+    if (nc_inq_varid(ncid, STATE_NAMES[f], &varid)) { bad = 1; break; }
+#ifndef WX_SERIAL_NETCDF
+    if (nc_var_par_access(ncid, varid, NC_COLLECTIVE)) { bad = 1; break; }
+#endif
+    if (nc_get_vara_double(ncid, varid, start, count, buf)) { bad = 1; break; }
     size_t o = 0;
     for (int k = 0; k < w->nz; k++)
       for (int j = 0; j < w->ny; j++)
@@ -370,7 +451,7 @@ int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
   }
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, ctx->comm);
   if (bad) {
-    if (!errout[0]) snprintf(errout, len, "%s: damaged restart: a rank could not read its part", path);
+    snprintf(errout, len, "%s: damaged restart: the prognostic fields cannot be read", path);
     goto out;
   }
   if (wx_checksum(ctx, w) != checksum) {
@@ -379,9 +460,8 @@ int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
   }
   w->start_step = step;
   rc = 0;
-  (void)err;
 out:
   free(buf);
-  if (ncid >= 0) nc_close(ncid);
+  nc_close(ncid);
   return rc;
 }
