@@ -200,3 +200,22 @@ EOF
 else
   echo "# lmp not installed: the LAMMPS agreement tests are skipped (run/install-deps installs it)"
 fi
+
+# Options and keys that shape the system.
+rm -f "$REC"
+mpi 2 $MD -i inputs/md/lj_bench.ini --replicate 2x1x1 --grid 1x1x2 -n 5 --json "$REC"
+check "md --replicate 2x1x1 --grid 1x1x2: 64000 atoms on a 1x1x2 grid, PASS" \
+  [ "$(json "$REC" 'r["results"]["atoms"] == 64000 and r["grid"] == "1x1x2" and r["validation"]["status"] == "PASS"')" = true ]
+sed 's/^cutoff = 2.5$/cutoff = 2.5\nshift = true/' tests/md/small.ini > "$MDT/shift.ini"
+rm -f "$MDT/plain.jsonl" "$MDT/shift.jsonl"
+mpi 1 $MD -i tests/md/small.ini -n 0 --json "$MDT/plain.jsonl"
+mpi 1 $MD -i "$MDT/shift.ini" -n 0 --json "$MDT/shift.jsonl"
+# all six pairs lie within the cutoff (1.1 and 1.56 sigma); each is shifted by
+# -4 ((1/2.5)^12 - (1/2.5)^6) = +0.0163169
+check "md shift = true: E_pair per atom rises by 6 pairs x the cutoff energy / 4 atoms" \
+  python3 -c "
+import json
+a = json.loads(open('$MDT/plain.jsonl').read().splitlines()[-1])['results']['thermo'][0][3]
+b = json.loads(open('$MDT/shift.jsonl').read().splitlines()[-1])['results']['thermo'][0][3]
+off = -4.0 * ((1 / 2.5) ** 12 - (1 / 2.5) ** 6)
+raise SystemExit(0 if abs((b - a) - 6 * off / 4) < 1e-12 else 1)"
