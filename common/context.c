@@ -126,6 +126,9 @@ void fb_finalize(FbContext *ctx, int status) {
   exit(status);
 }
 
+/* Time a firing watchdog waits before leaving (0.5 s). */
+#define FB_WATCHDOG_GRACE_NS 500000000L
+
 static void *watchdog_main(void *arg) {
   FbWatchdog *w = arg;
   struct timespec deadline;
@@ -151,6 +154,12 @@ static void *watchdog_main(void *arg) {
     fprintf(stderr, "%s: error: rank %d: --timeout %g s exceeded in phase '%s'\n",
             ctx->program, ctx->rank, w->timeout_s, name);
     fflush(stderr);
+    /* Every rank's watchdog fires within the ranks' start-up skew; wait a
+     * moment before leaving so the launcher, which takes the job down when
+     * the first rank exits, does not kill the others before they name
+     * their phase (seen with MPICH's hydra on a loaded machine). */
+    const struct timespec grace = {0, FB_WATCHDOG_GRACE_NS};
+    nanosleep(&grace, NULL);
     /* MPI may not be called from this thread (MPI_THREAD_FUNNELED): leave the
      * process with exit code 3; the launcher then takes the whole job down. */
     _exit(FB_EXIT_RUNTIME);
