@@ -74,7 +74,6 @@ static void base_state(Weather *w) {
     w->rho0c[nz - 1 + g2 + H] = w->rho0c[nz - 1 + H]; w->p0c[nz - 1 + g2 + H] = w->p0c[nz - 1 + H];
     w->cs2c[nz - 1 + g2 + H] = w->cs2c[nz - 1 + H];
   }
-  for (int k = 1; k < nz; k++) w->rho0f[k + H] = 0.5 * (w->rho0c[k + H] + w->rho0c[k - 1 + H]);
 }
 
 void wx_setup(FbContext *ctx, Weather *w) {
@@ -98,7 +97,7 @@ void wx_setup(FbContext *ctx, Weather *w) {
   w->nz = w->decomp.n[2];
   for (int a = 0; a < 3; a++) w->ext[a] = w->decomp.n[a] + 2 * WX_HALO;
   w->ncell = (size_t)w->ext[0] * w->ext[1] * w->ext[2];
-  fb_check_memory(ctx, (4 * NFIELDS + 5) * w->ncell * sizeof(double), "the weather fields");
+  fb_check_memory(ctx, (4 * NFIELDS + 4) * w->ncell * sizeof(double), "the weather fields");
   int bad = 0;
   for (int f = 0; f < NFIELDS; f++) {
     w->s[f] = field(w, &bad);
@@ -106,13 +105,12 @@ void wx_setup(FbContext *ctx, Weather *w) {
     w->tend[f] = field(w, &bad);
     w->spec[f] = field(w, &bad);
   }
-  w->flux = field(w, &bad);
   w->pnl = field(w, &bad);
   w->plin = field(w, &bad);
   w->plin_old = field(w, &bad);
   w->rho_full = field(w, &bad);
   size_t nk = (size_t)w->nz + 2 * WX_HALO + 1;
-  double **levels[] = {&w->theta0c, &w->theta0f, &w->rho0c, &w->rho0f, &w->p0c, &w->cs2c};
+  double **levels[] = {&w->theta0c, &w->theta0f, &w->rho0c, &w->p0c, &w->cs2c};
   for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
     *levels[l] = calloc(nk, sizeof(double));
     bad |= !*levels[l];
@@ -208,8 +206,8 @@ void wx_free(Weather *w) {
   for (int f = 0; f < NFIELDS; f++) {
     free(w->s[f]); free(w->s0[f]); free(w->tend[f]); free(w->spec[f]);
   }
-  free(w->flux); free(w->pnl); free(w->plin); free(w->plin_old); free(w->rho_full);
-  free(w->theta0c); free(w->theta0f); free(w->rho0c); free(w->rho0f); free(w->p0c); free(w->cs2c);
+  free(w->pnl); free(w->plin); free(w->plin_old); free(w->rho_full);
+  free(w->theta0c); free(w->theta0f); free(w->rho0c); free(w->p0c); free(w->cs2c);
   for (int s = 0; s < 3; s++) { free(w->tri_a[s]); free(w->tri_b[s]); free(w->tri_c[s]); }
   fb_halo_free(&w->halo3);
   fb_halo_free(&w->halo1_uv);

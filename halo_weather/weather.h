@@ -60,9 +60,9 @@ typedef struct {
   /* state at the start of the step, the RK stage state, tendencies */
   double *s[NFIELDS], *s0[NFIELDS], *tend[NFIELDS];
   /* specific quantities of the stage state (u, v, w, theta, q1, q2) and work */
-  double *spec[NFIELDS], *flux, *pnl, *plin, *plin_old, *rho_full;
+  double *spec[NFIELDS], *pnl, *plin, *plin_old, *rho_full;
   /* base state per level, index k + WX_HALO (centres) and faces */
-  double *theta0c, *theta0f, *rho0c, *rho0f, *p0c, *cs2c; /* cs2c = gamma p0 / Theta0 */
+  double *theta0c, *theta0f, *rho0c, *p0c, *cs2c; /* cs2c = gamma p0 / Theta0 */
   /* vertical solver coefficients per distinct small step (3 RK stages) */
   double *tri_a[3], *tri_b[3], *tri_c[3], tri_dts[3];
   /* results */

@@ -93,7 +93,6 @@ static void read_deck(FbContext *ctx, Md *md, MdVectors *vec) {
       {"run", "neigh_every", FB_KEY_INT, &md->neigh_every, 1, 1000000, 0},
       {"run", "neigh_delay", FB_KEY_INT, &md->neigh_delay, 0, 1000000, 0},
       {"run", "neigh_check", FB_KEY_BOOL, &md->neigh_check, 0, 0, 0},
-      {"run", "max_force", FB_KEY_DOUBLE, &md->max_force, 1.0, 1e300, 0},
       {"shear", "enabled", FB_KEY_BOOL, &md->shear, 0, 0, 0},
       {"shear", "lower_wall", FB_KEY_DOUBLE, &md->lower_wall, 0.0, 1e6, 0},
       {"shear", "upper_wall", FB_KEY_DOUBLE, &md->upper_wall, 0.0, 1e6, 0},
@@ -228,9 +227,6 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
   md->thermo_every = 50; md->skin = 0.3; md->neigh_every = 1; md->neigh_delay = 0;
   md->neigh_check = 1; md->epsilon = 1.0; md->sigma = 1.0; md->trajectory_every = 100;
   md->rescale_fraction = 1.0;
-  /* Stop when a pair force exceeds this (energy/distance units): atoms that
-   * overlap so far that the next step would fly apart or overflow. */
-  md->max_force = 1e8;
   MdVectors vec;
   memset(&vec, 0, sizeof vec);
   read_deck(ctx, md, &vec);

@@ -93,7 +93,6 @@ typedef struct {
   double rescale_window, rescale_fraction;
   char trajectory[MD_PATH], restart_out[MD_PATH], restart_in[MD_PATH], forces_out[MD_PATH];
   long long trajectory_every;
-  double max_force;
   int no_output_flag, grid[3], have_velocities, check_overlap;
   /* derived */
   MdUnits units;
@@ -118,7 +117,6 @@ typedef struct {
   char *thermo_json;       /* rank 0: the thermo rows as JSON arrays, for the record */
   size_t thermo_len, thermo_cap;
   long long restart_every, start_step; int start_stage;
-  double volume;
   double loop_s;
 } Md;
 
