@@ -7,6 +7,7 @@
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,14 +71,63 @@ static void on_signal(int sig) {
   _exit(128 + sig);
 }
 
+/* Ranks on this node as the launcher announces them before MPI starts
+ * (Open MPI, MPICH's hydra); 0 when it does not say. */
+static int launcher_local_ranks(void) {
+  const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (v && *v && !*end && n > 0 && n < 1L << 20) return (int)n;
+  }
+  return 0;
+}
+
+/* OpenMP threads per rank when OMP_NUM_THREADS is not set. The OpenMP
+ * runtime would start one per CPU of the rank's binding, and Open MPI binds
+ * to a socket when there are more than two ranks: `mpirun -np 56 bmt` on a
+ * 2 x 28-core node would start 28 threads in each of 56 ranks. Like LAMMPS
+ * and GROMACS, share the node's cores out instead: cores / ranks on the
+ * node, at least 1 and at most the CPUs the rank is bound to. */
+static int shared_threads(int bound, int local_ranks, long cores) {
+  long share = local_ranks > 0 && cores > 0 ? cores / local_ranks : bound;
+  if (share < 1) share = 1;
+  return share < bound ? (int)share : bound;
+}
+
+/* The cores this job may use on this node: the union of the CPU sets of
+ * the node's ranks (their bindings, or all the CPUs the job is allowed when
+ * unbound); also the number of ranks on the node. */
+static long node_cores(const FbContext *ctx, int *local_ranks) {
+  cpu_set_t mine, all;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);
+  MPI_Comm node = fb_node_comm(ctx);
+  MPI_Comm_size(node, local_ranks);
+  MPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_UNSIGNED_CHAR, MPI_BOR, node);
+  MPI_Comm_free(&node);
+  return CPU_COUNT(&all);
+}
+
+static int omp_threads_set_by_user(void) {
+  const char *v = getenv("OMP_NUM_THREADS");
+  return v && *v;
+}
+
 void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app) {
   memset(ctx, 0, sizeof *ctx);
+  const int user_threads = omp_threads_set_by_user();
+  const int bound = omp_get_max_threads();
+  int threads = user_threads ? bound
+                             : shared_threads(bound, launcher_local_ranks(),
+                                              sysconf(_SC_NPROCESSORS_ONLN));
   /* Hybrid runs need MPI_THREAD_FUNNELED (only the master thread calls MPI).
    * With one OpenMP thread ask for MPI_THREAD_SINGLE: Open MPI 4.1 adds about
    * 70 ns to every small message under FUNNELED (0.20 -> 0.27 us one-way over
    * shared memory here), which a latency benchmark must not carry. */
   int provided = 0;
-  int wanted = omp_get_max_threads() > 1 ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
+  int wanted = threads > 1 ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
   MPI_Init_thread(argc, argv, wanted, &provided);
   ctx->comm = MPI_COMM_WORLD;
   MPI_Comm_rank(ctx->comm, &ctx->rank);
@@ -85,7 +135,17 @@ void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app) {
   ctx->app = app;
   const char *slash = strrchr((*argv)[0], '/');
   ctx->program = slash ? slash + 1 : (*argv)[0];
-  ctx->threads = omp_get_max_threads();
+  int local_ranks = 1;
+  long cores = node_cores(ctx, &local_ranks);
+  if (!user_threads) threads = shared_threads(bound, local_ranks, cores);
+  if (provided < MPI_THREAD_FUNNELED) threads = 1;
+  omp_set_num_threads(threads);
+  ctx->threads = threads;
+  if (ctx->rank == 0 && cores > 0 && (long)threads * local_ranks > cores)
+    fprintf(stderr,
+            "%s: warning: %d ranks x %d threads on a node with %ld cores oversubscribe it "
+            "(OMP_NUM_THREADS%s)\n",
+            ctx->program, local_ranks, threads, cores, user_threads ? " is set" : " unset");
   ctx->common.repeat = 1;
   ctx->timers.current = -1;
   /* One start time for every rank, from rank 0. */

@@ -215,6 +215,7 @@ void fb_options_help(const FbOption *opts, int n, const char *program, const cha
     if (o->type != FB_OPT_FLAG && o->defval[0]) printf(" (default: %s)", o->defval);
     printf("\n");
   }
+  printf("\nthreads per rank: OMP_NUM_THREADS, else the node's cores divided among its ranks\n");
   printf("\nexit status: 0 ran and validated, 1 validation failed, 2 bad usage or input,\n"
          "3 runtime failure (memory, I/O, --timeout)\n");
 }

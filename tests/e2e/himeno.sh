@@ -29,6 +29,21 @@ himeno_case "grid 2x2x2" 8 1 --grid 2x2x2
 himeno_case "grid 1x1x3" 3 1 --grid 1x1x3
 himeno_case "grid 3x2x1" 6 1 --grid 3x2x1
 
+# OMP_NUM_THREADS unset: the node's cores are shared out among its ranks
+# (never one thread per core in every rank), with a warning when the ranks
+# alone oversubscribe the node. Unbound, so each rank may use every core.
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
+for np in 1 2 4; do
+  rm -f "$REC"
+  (unset OMP_NUM_THREADS; export OMPI_MCA_hwloc_base_binding_policy=none
+   mpi "$np" $BMT -s XS -n 3 --json "$REC")
+  want=$((cores / np)); [ "$want" -lt 1 ] && want=1
+  warned=false; grep -q 'warning: .* oversubscribe it (OMP_NUM_THREADS unset)' "$OUT_FILE" && warned=true
+  expect_warn=false; [ "$np" -gt "$cores" ] && expect_warn=true
+  check "himeno, $np ranks, OMP_NUM_THREADS unset: $want threads per rank on $cores cores, warning $expect_warn" \
+    [ "$(json "$REC" "r['threads'] == $want and r['validation']['status'] == 'PASS'")" = true -a "$warned" = "$expect_warn" ]
+done
+
 # The run record holds every field of the schema.
 rm -f "$REC"
 mpi 2 $BMT -s XS -n 20 --repeat 3 --json "$REC" --quiet
