@@ -44,9 +44,17 @@ void wx_acoustic_prepare(Weather *w) {
   }
 }
 
+/* Columns solved together: the two recurrences of the tridiagonal solve are
+ * latency-bound in one column; four independent columns side by side fill
+ * a vector of doubles and the pipelines. */
+#define WX_LANES 4
+
 typedef struct {
   double dts, alpha, kd;
   const double *lower, *inv_m, *cprime;
+  /* the fields the small step starts from: the state at the beginning of
+   * the RK step (s0) for the first small step, the current state after */
+  const double *U, *V, *W, *R, *T;
 } SmallStep;
 
 /* Horizontal momenta of column (i, j) forward with the horizontal pressure
@@ -54,6 +62,7 @@ typedef struct {
 static inline void horizontal(Weather *w, const SmallStep *st, int i, int j) {
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
   const double *p = w->plin, *pold = w->plin_old, *tu = w->tend[F_U], *tv = w->tend[F_V];
+  const double *U0 = st->U, *V0 = st->V;
   double *U = w->s[F_U], *V = w->s[F_V];
   const double kd = st->kd, dts = st->dts;
   size_t c0 = wx_idx(w, i, j, 0);
@@ -62,45 +71,62 @@ static inline void horizontal(Weather *w, const SmallStep *st, int i, int j) {
     double pc = p[c] + kd * (p[c] - pold[c]);
     double pw = p[c - si] + kd * (p[c - si] - pold[c - si]);
     double ps = p[c - sj] + kd * (p[c - sj] - pold[c - sj]);
-    U[c] += dts * (tu[c] - (pc - pw) / w->dx);
-    V[c] += dts * (tv[c] - (pc - ps) / w->dy);
+    U[c] = U0[c] + dts * (tu[c] - (pc - pw) / w->dx);
+    V[c] = V0[c] + dts * (tv[c] - (pc - ps) / w->dy);
   }
 }
 
-/* Column (i, j): the horizontal divergence with the new U and V, then W at
- * faces 1..nz-1 from the tridiagonal system (forward elimination, back
- * substitution), then rho', Theta' and the linear pressure. */
-static inline void column(Weather *w, const SmallStep *st, int i, int j, double *rhat, double *that, double *y) {
+/* Columns (i, j0) .. (i, j0 + nj - 1), nj <= WX_LANES: the horizontal
+ * divergence with the new U and V, then W at faces 1..nz-1 from the
+ * tridiagonal system (forward elimination, back substitution), then rho',
+ * Theta' and the linear pressure. Work arrays are [k][lane]. */
+static inline void columns(Weather *w, const SmallStep *st, int i, int j0, const int nj,
+                           double *restrict rhat, double *restrict that, double *restrict y) {
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
-  const int H = WX_HALO, nz = w->nz;
+  const int H = WX_HALO, nz = w->nz, L = WX_LANES;
   const double dts = st->dts, alpha = st->alpha;
-  double *U = w->s[F_U], *V = w->s[F_V], *W = w->s[F_W], *R = w->s[F_RHO], *T = w->s[F_THETA];
+  const double *U = w->s[F_U], *V = w->s[F_V], *R0 = st->R, *T0 = st->T, *W0 = st->W;
+  double *W = w->s[F_W], *R = w->s[F_RHO], *T = w->s[F_THETA];
   double *p = w->plin, *pold = w->plin_old;
-  size_t c0 = wx_idx(w, i, j, 0);
-  for (int k = 0; k < nz; k++) {
-    size_t c = c0 + (size_t)k;
-    double dh = (U[c + si] - U[c]) / w->dx + (V[c + sj] - V[c]) / w->dy;
-    rhat[k] = R[c] - dts * dh;
-    that[k] = T[c] + dts * (w->tend[F_THETA][c] - w->theta0c[k + H] * dh);
+  const size_t first = wx_idx(w, i, j0, 0);
+  for (int l = 0; l < nj; l++) {
+    const size_t c0 = first + (size_t)l * (size_t)sj;
+    for (int k = 0; k < nz; k++) {
+      size_t c = c0 + (size_t)k;
+      double dh = (U[c + si] - U[c]) / w->dx + (V[c + sj] - V[c]) / w->dy;
+      rhat[k * L + l] = R0[c] - dts * dh;
+      that[k * L + l] = T0[c] + dts * (w->tend[F_THETA][c] - w->theta0c[k + H] * dh);
+    }
+    for (int k = 1; k < nz; k++) {
+      size_t c = c0 + (size_t)k;
+      double old = (p[c] - p[c - 1]) / w->dz + 0.5 * WX_G * (R0[c] + R0[c - 1]);
+      double part = (w->cs2c[k + H] * that[k * L + l] - w->cs2c[k - 1 + H] * that[(k - 1) * L + l]) / w->dz +
+                    0.5 * WX_G * (rhat[k * L + l] + rhat[(k - 1) * L + l]);
+      y[k * L + l] = W0[c] + dts * (w->tend[F_W][c] - (1.0 - alpha) * old) - dts * alpha * part;
+    }
   }
-  for (int k = 1; k < nz; k++) {
-    size_t c = c0 + (size_t)k;
-    double old = (p[c] - p[c - 1]) / w->dz + 0.5 * WX_G * (R[c] + R[c - 1]);
-    double part = (w->cs2c[k + H] * that[k] - w->cs2c[k - 1 + H] * that[k - 1]) / w->dz +
-                  0.5 * WX_G * (rhat[k] + rhat[k - 1]);
-    double rhs = W[c] + dts * (w->tend[F_W][c] - (1.0 - alpha) * old) - dts * alpha * part;
-    y[k] = (rhs - (k > 1 ? st->lower[k] * y[k - 1] : 0.0)) * st->inv_m[k];
-  }
-  W[c0] = 0.0;
-  W[c0 + (size_t)nz] = 0.0;
-  for (int k = nz - 1; k >= 1; k--) W[c0 + (size_t)k] = y[k] - st->cprime[k] * W[c0 + (size_t)k + 1];
+  /* the recurrences, the columns side by side */
+  for (int l = 0; l < nj; l++) y[L + l] *= st->inv_m[1];
+  for (int k = 2; k < nz; k++)
+    for (int l = 0; l < nj; l++) y[k * L + l] = (y[k * L + l] - st->lower[k] * y[(k - 1) * L + l]) * st->inv_m[k];
+  for (int l = 0; l < nj; l++) y[nz * L + l] = 0.0; /* W at the lid */
+  for (int k = nz - 1; k >= 1; k--)
+    for (int l = 0; l < nj; l++) y[k * L + l] -= st->cprime[k] * y[(k + 1) * L + l];
   const double a = dts / w->dz;
-  for (int k = 0; k < nz; k++) {
-    size_t c = c0 + (size_t)k;
-    R[c] = rhat[k] - a * (W[c + 1] - W[c]);
-    T[c] = that[k] - a * (w->theta0f[k + 1 + H] * W[c + 1] - w->theta0f[k + H] * W[c]);
-    pold[c] = p[c];
-    p[c] = w->cs2c[k + H] * T[c];
+  const double *restrict th0f = w->theta0f + H, *restrict cs2 = w->cs2c + H;
+  for (int l = 0; l < nj; l++) {
+    const size_t c0 = first + (size_t)l * (size_t)sj;
+    double *restrict Wc = W + c0, *restrict Rc = R + c0, *restrict Tc = T + c0;
+    double *restrict pc = p + c0, *restrict poc = pold + c0;
+    Wc[0] = 0.0;
+    for (int k = 1; k <= nz; k++) Wc[k] = y[k * L + l];
+    for (int k = 0; k < nz; k++) {
+      double t = that[k * L + l] - a * (th0f[k + 1] * Wc[k + 1] - th0f[k] * Wc[k]);
+      Rc[k] = rhat[k * L + l] - a * (Wc[k + 1] - Wc[k]);
+      Tc[k] = t;
+      poc[k] = pc[k];
+      pc[k] = cs2[k] * t;
+    }
   }
 }
 
@@ -115,28 +141,36 @@ static void horizontal_region(Weather *w, const SmallStep *st, int edge) {
 }
 
 static void column_region(Weather *w, const SmallStep *st, int edge) {
+  const int nx = w->nx, ny = w->ny;
 #pragma omp parallel
   {
-    double rhat[w->nz + 1], that[w->nz + 1], y[w->nz + 1];
+    double rhat[(w->nz + 1) * WX_LANES], that[(w->nz + 1) * WX_LANES], y[(w->nz + 1) * WX_LANES];
 #pragma omp for schedule(static)
-    for (int i = 0; i < w->nx; i++)
-      for (int j = 0; j < w->ny; j++)
-        if ((i == w->nx - 1 || j == w->ny - 1) == edge) column(w, st, i, j, rhat, that, y);
+    for (int i = 0; i < nx; i++) {
+      /* edge columns: the east row i = nx - 1 and the north column j = ny - 1 */
+      int lo = edge ? (i == nx - 1 ? 0 : ny - 1) : 0, hi = edge ? ny : (i == nx - 1 ? 0 : ny - 1);
+      int j = lo;
+      for (; j + WX_LANES <= hi; j += WX_LANES) columns(w, st, i, j, WX_LANES, rhat, that, y);
+      for (; j < hi; j++) columns(w, st, i, j, 1, rhat, that, y);
+    }
   }
 }
 
 void wx_acoustic(FbContext *ctx, Weather *w, int stage, double dt_stage) {
   const int H = WX_HALO, nx = w->nx, ny = w->ny, nz = w->nz;
   const int nsmall = small_steps(w, stage);
-  const SmallStep st = {w->tri_dts[stage], 0.5 * (1.0 + w->offcentering), w->divergence_damping,
-                        w->tri_a[stage], w->tri_b[stage], w->tri_c[stage]};
-  double *p = w->plin, *pold = w->plin_old, *T = w->s[F_THETA];
+  const SmallStep from_s0 = {w->tri_dts[stage], 0.5 * (1.0 + w->offcentering), w->divergence_damping,
+                             w->tri_a[stage], w->tri_b[stage], w->tri_c[stage],
+                             w->s0[F_U], w->s0[F_V], w->s0[F_W], w->s0[F_RHO], w->s0[F_THETA]};
+  SmallStep from_s = from_s0;
+  from_s.U = w->s[F_U], from_s.V = w->s[F_V], from_s.W = w->s[F_W];
+  from_s.R = w->s[F_RHO], from_s.T = w->s[F_THETA];
+  double *p = w->plin, *pold = w->plin_old;
+  const double *T = w->s0[F_THETA];
   double *uv[2] = {w->s[F_U], w->s[F_V]}, *pp[2] = {p, pold};
   fb_timer_start(&ctx->timers, PH_ACOUSTIC);
-  /* start from the state at the beginning of the step */
-  const int fast[] = {F_U, F_V, F_W, F_RHO, F_THETA};
-  for (size_t f = 0; f < sizeof fast / sizeof fast[0]; f++)
-    memcpy(w->s[fast[f]], w->s0[fast[f]], w->ncell * sizeof(double));
+  /* every stage starts from the state at the beginning of the step (the
+   * first small step reads it from s0) */
 #pragma omp parallel for schedule(static)
   for (int i = -H; i < nx + H; i++)
     for (int j = -H; j < ny + H; j++) {
@@ -145,31 +179,32 @@ void wx_acoustic(FbContext *ctx, Weather *w, int stage, double dt_stage) {
     }
   fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
   for (int step = 0; step < nsmall; step++) {
+    const SmallStep *st = step == 0 ? &from_s0 : &from_s;
     /* horizontal step; with overlap the previous pressure exchange is
      * still in flight while the columns away from the west and south run */
     fb_timer_start(&ctx->timers, PH_ACOUSTIC);
-    horizontal_region(w, &st, 0);
+    horizontal_region(w, st, 0);
     fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
     if (w->overlap && step > 0) fb_halo_end(&w->halo1_uv, (void *const *)pp, &ctx->timers, PH_HALO);
     fb_timer_start(&ctx->timers, PH_ACOUSTIC);
-    horizontal_region(w, &st, 1);
+    horizontal_region(w, st, 1);
     fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
     /* U and V to the neighbours; with overlap the columns away from the
      * east and north faces are solved meanwhile */
     if (w->overlap) {
       fb_halo_begin(&w->halo1_uv, (void *const *)uv, &ctx->timers, PH_HALO);
       fb_timer_start(&ctx->timers, PH_ACOUSTIC);
-      column_region(w, &st, 0);
+      column_region(w, st, 0);
       fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
       fb_halo_end(&w->halo1_uv, (void *const *)uv, &ctx->timers, PH_HALO);
     } else {
       fb_halo_exchange(&w->halo1_uv, (void *const *)uv, &ctx->timers, PH_HALO);
       fb_timer_start(&ctx->timers, PH_ACOUSTIC);
-      column_region(w, &st, 0);
+      column_region(w, st, 0);
       fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
     }
     fb_timer_start(&ctx->timers, PH_ACOUSTIC);
-    column_region(w, &st, 1);
+    column_region(w, st, 1);
     fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
     if (step + 1 < nsmall) {
       if (w->overlap) fb_halo_begin(&w->halo1_uv, (void *const *)pp, &ctx->timers, PH_HALO);
