@@ -76,6 +76,22 @@ static inline void horizontal(Weather *w, const SmallStep *st, int i, int j) {
   }
 }
 
+/* The end of a column's small step: W from the solve (y, faces 0..nz), then
+ * rho', Theta' and the linear pressure (the previous one kept). */
+static void column_update(int nz, double a, const double *restrict th0f, const double *restrict cs2,
+                          const double *restrict rh, const double *restrict th, const double *restrict y,
+                          double *restrict W, double *restrict R, double *restrict T, double *restrict p,
+                          double *restrict pold) {
+  for (int k = 0; k <= nz; k++) W[k] = y[k];
+  for (int k = 0; k < nz; k++) {
+    double t = th[k] - a * (th0f[k + 1] * y[k + 1] - th0f[k] * y[k]);
+    R[k] = rh[k] - a * (y[k + 1] - y[k]);
+    T[k] = t;
+    pold[k] = p[k];
+    p[k] = cs2[k] * t;
+  }
+}
+
 /* Columns (i, j0) .. (i, j0 + nj - 1), nj <= WX_LANES: the horizontal
  * divergence with the new U and V, then W at faces 1..nz-1 from the
  * tridiagonal system (forward elimination, back substitution), then rho',
@@ -83,7 +99,8 @@ static inline void horizontal(Weather *w, const SmallStep *st, int i, int j) {
 static inline void columns(Weather *w, const SmallStep *st, int i, int j0, const int nj,
                            double *restrict rhat, double *restrict that, double *restrict y) {
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
-  const int H = WX_HALO, nz = w->nz, L = WX_LANES;
+  const int H = WX_HALO, nz = w->nz;
+  const ptrdiff_t N = nz + 1; /* one lane's length in the work arrays */
   const double dts = st->dts, alpha = st->alpha;
   const double *U = w->s[F_U], *V = w->s[F_V], *R0 = st->R, *T0 = st->T, *W0 = st->W;
   double *W = w->s[F_W], *R = w->s[F_RHO], *T = w->s[F_THETA];
@@ -91,42 +108,34 @@ static inline void columns(Weather *w, const SmallStep *st, int i, int j0, const
   const size_t first = wx_idx(w, i, j0, 0);
   for (int l = 0; l < nj; l++) {
     const size_t c0 = first + (size_t)l * (size_t)sj;
+    double *restrict rh = rhat + (size_t)l * N, *restrict th = that + (size_t)l * N;
+    double *restrict yl = y + (size_t)l * N;
     for (int k = 0; k < nz; k++) {
       size_t c = c0 + (size_t)k;
       double dh = (U[c + si] - U[c]) / w->dx + (V[c + sj] - V[c]) / w->dy;
-      rhat[k * L + l] = R0[c] - dts * dh;
-      that[k * L + l] = T0[c] + dts * (w->tend[F_THETA][c] - w->theta0c[k + H] * dh);
+      rh[k] = R0[c] - dts * dh;
+      th[k] = T0[c] + dts * (w->tend[F_THETA][c] - w->theta0c[k + H] * dh);
     }
     for (int k = 1; k < nz; k++) {
       size_t c = c0 + (size_t)k;
       double old = (p[c] - p[c - 1]) / w->dz + 0.5 * WX_G * (R0[c] + R0[c - 1]);
-      double part = (w->cs2c[k + H] * that[k * L + l] - w->cs2c[k - 1 + H] * that[(k - 1) * L + l]) / w->dz +
-                    0.5 * WX_G * (rhat[k * L + l] + rhat[(k - 1) * L + l]);
-      y[k * L + l] = W0[c] + dts * (w->tend[F_W][c] - (1.0 - alpha) * old) - dts * alpha * part;
+      double part = (w->cs2c[k + H] * th[k] - w->cs2c[k - 1 + H] * th[k - 1]) / w->dz +
+                    0.5 * WX_G * (rh[k] + rh[k - 1]);
+      yl[k] = W0[c] + dts * (w->tend[F_W][c] - (1.0 - alpha) * old) - dts * alpha * part;
     }
   }
-  /* the recurrences, the columns side by side */
-  for (int l = 0; l < nj; l++) y[L + l] *= st->inv_m[1];
+  /* the recurrences, the columns side by side (independent chains) */
+  for (int l = 0; l < nj; l++) y[l * N + 1] *= st->inv_m[1];
   for (int k = 2; k < nz; k++)
-    for (int l = 0; l < nj; l++) y[k * L + l] = (y[k * L + l] - st->lower[k] * y[(k - 1) * L + l]) * st->inv_m[k];
-  for (int l = 0; l < nj; l++) y[nz * L + l] = 0.0; /* W at the lid */
+    for (int l = 0; l < nj; l++)
+      y[l * N + k] = (y[l * N + k] - st->lower[k] * y[l * N + k - 1]) * st->inv_m[k];
+  for (int l = 0; l < nj; l++) y[l * N] = y[l * N + nz] = 0.0; /* W at floor and lid */
   for (int k = nz - 1; k >= 1; k--)
-    for (int l = 0; l < nj; l++) y[k * L + l] -= st->cprime[k] * y[(k + 1) * L + l];
-  const double a = dts / w->dz;
-  const double *restrict th0f = w->theta0f + H, *restrict cs2 = w->cs2c + H;
+    for (int l = 0; l < nj; l++) y[l * N + k] -= st->cprime[k] * y[l * N + k + 1];
   for (int l = 0; l < nj; l++) {
     const size_t c0 = first + (size_t)l * (size_t)sj;
-    double *restrict Wc = W + c0, *restrict Rc = R + c0, *restrict Tc = T + c0;
-    double *restrict pc = p + c0, *restrict poc = pold + c0;
-    Wc[0] = 0.0;
-    for (int k = 1; k <= nz; k++) Wc[k] = y[k * L + l];
-    for (int k = 0; k < nz; k++) {
-      double t = that[k * L + l] - a * (th0f[k + 1] * Wc[k + 1] - th0f[k] * Wc[k]);
-      Rc[k] = rhat[k * L + l] - a * (Wc[k + 1] - Wc[k]);
-      Tc[k] = t;
-      poc[k] = pc[k];
-      pc[k] = cs2[k] * t;
-    }
+    column_update(nz, dts / w->dz, w->theta0f + H, w->cs2c + H, rhat + l * N, that + l * N, y + l * N,
+                  W + c0, R + c0, T + c0, p + c0, pold + c0);
   }
 }
 
