@@ -64,15 +64,15 @@ static inline void horizontal(Weather *w, const SmallStep *st, int i, int j) {
   const double *p = w->plin, *pold = w->plin_old, *tu = w->tend[F_U], *tv = w->tend[F_V];
   const double *U0 = st->U, *V0 = st->V;
   double *U = w->s[F_U], *V = w->s[F_V];
-  const double kd = st->kd, dts = st->dts;
+  const double kd = st->kd, dts = st->dts, rdx = 1.0 / w->dx, rdy = 1.0 / w->dy;
   size_t c0 = wx_idx(w, i, j, 0);
   for (int k = 0; k < w->nz; k++) {
     size_t c = c0 + (size_t)k;
     double pc = p[c] + kd * (p[c] - pold[c]);
     double pw = p[c - si] + kd * (p[c - si] - pold[c - si]);
     double ps = p[c - sj] + kd * (p[c - sj] - pold[c - sj]);
-    U[c] = U0[c] + dts * (tu[c] - (pc - pw) / w->dx);
-    V[c] = V0[c] + dts * (tv[c] - (pc - ps) / w->dy);
+    U[c] = U0[c] + dts * (tu[c] - (pc - pw) * rdx);
+    V[c] = V0[c] + dts * (tv[c] - (pc - ps) * rdy);
   }
 }
 
@@ -102,6 +102,7 @@ static inline void columns(Weather *w, const SmallStep *st, int i, int j0, const
   const int H = WX_HALO, nz = w->nz;
   const ptrdiff_t N = nz + 1; /* one lane's length in the work arrays */
   const double dts = st->dts, alpha = st->alpha;
+  const double rdx = 1.0 / w->dx, rdy = 1.0 / w->dy, rdz = 1.0 / w->dz;
   const double *U = w->s[F_U], *V = w->s[F_V], *R0 = st->R, *T0 = st->T, *W0 = st->W;
   double *W = w->s[F_W], *R = w->s[F_RHO], *T = w->s[F_THETA];
   double *p = w->plin, *pold = w->plin_old;
@@ -112,14 +113,14 @@ static inline void columns(Weather *w, const SmallStep *st, int i, int j0, const
     double *restrict yl = y + (size_t)l * N;
     for (int k = 0; k < nz; k++) {
       size_t c = c0 + (size_t)k;
-      double dh = (U[c + si] - U[c]) / w->dx + (V[c + sj] - V[c]) / w->dy;
+      double dh = (U[c + si] - U[c]) * rdx + (V[c + sj] - V[c]) * rdy;
       rh[k] = R0[c] - dts * dh;
       th[k] = T0[c] + dts * (w->tend[F_THETA][c] - w->theta0c[k + H] * dh);
     }
     for (int k = 1; k < nz; k++) {
       size_t c = c0 + (size_t)k;
-      double old = (p[c] - p[c - 1]) / w->dz + 0.5 * WX_G * (R0[c] + R0[c - 1]);
-      double part = (w->cs2c[k + H] * th[k] - w->cs2c[k - 1 + H] * th[k - 1]) / w->dz +
+      double old = (p[c] - p[c - 1]) * rdz + 0.5 * WX_G * (R0[c] + R0[c - 1]);
+      double part = (w->cs2c[k + H] * th[k] - w->cs2c[k - 1 + H] * th[k - 1]) * rdz +
                     0.5 * WX_G * (rh[k] + rh[k - 1]);
       yl[k] = W0[c] + dts * (w->tend[F_W][c] - (1.0 - alpha) * old) - dts * alpha * part;
     }

@@ -239,7 +239,8 @@ static void diagnose(Weather *w, double *const *q) {
  * and buoyancy terms, which the small steps integrate). */
 static void slow_tendencies(Weather *w, double *const *q) {
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
-  const int H = WX_HALO;
+  const int H = WX_HALO, nz = w->nz;
+  const double rdx = 1.0 / w->dx, rdy = 1.0 / w->dy, rdz = 1.0 / w->dz;
   advect(w, q, q[F_U], AT_U, w->tend[F_U]);
   advect(w, q, q[F_V], AT_V, w->tend[F_V]);
   advect(w, q, q[F_W], AT_W, w->tend[F_W]);
@@ -250,25 +251,26 @@ static void slow_tendencies(Weather *w, double *const *q) {
   hyperviscosity(w, q[F_V], w->tend[F_V]);
   hyperviscosity(w, q[F_W], w->tend[F_W]);
   hyperviscosity(w, q[F_THETA], w->tend[F_THETA]);
+  const double *restrict th0c = w->theta0c + H, *restrict th0f = w->theta0f + H;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < w->nx; i++)
     for (int j = 0; j < w->ny; j++) {
-      size_t c0 = wx_idx(w, i, j, 0);
-      for (int k = 0; k < w->nz; k++) {
-        size_t c = c0 + (size_t)k;
-        const double *p = w->pnl;
-        w->tend[F_U][c] -= (p[c] - p[c - si]) / w->dx;
-        w->tend[F_V][c] -= (p[c] - p[c - sj]) / w->dy;
-        w->tend[F_W][c] = k == 0 ? 0.0 : w->tend[F_W][c] - (p[c] - p[c - 1]) / w->dz;
+      const size_t c0 = wx_idx(w, i, j, 0);
+      const double *restrict p = w->pnl + c0, *restrict U = q[F_U] + c0, *restrict V = q[F_V] + c0;
+      const double *restrict W = q[F_W] + c0;
+      double *restrict tu = w->tend[F_U] + c0, *restrict tv = w->tend[F_V] + c0;
+      double *restrict tw = w->tend[F_W] + c0, *restrict tt = w->tend[F_THETA] + c0;
+      for (int k = 0; k < nz; k++) {
+        tu[k] -= (p[k] - p[k - si]) * rdx;
+        tv[k] -= (p[k] - p[k - sj]) * rdy;
         /* the linear theta0-flux divergence at the stage state is added
          * back here and taken away by the small steps as they go */
-        const double *U = q[F_U], *V = q[F_V], *W = q[F_W];
-        double th = w->theta0c[k + H];
-        double div = th * ((U[c + si] - U[c]) / w->dx + (V[c + sj] - V[c]) / w->dy) +
-                     (w->theta0f[k + 1 + H] * W[c + 1] - w->theta0f[k + H] * W[c]) / w->dz;
-        w->tend[F_THETA][c] += div;
+        tt[k] += th0c[k] * ((U[k + si] - U[k]) * rdx + (V[k + sj] - V[k]) * rdy) +
+                 (th0f[k + 1] * W[k + 1] - th0f[k] * W[k]) * rdz;
         /* continuity is linear in the momenta: all of it in the small steps */
       }
+      tw[0] = 0.0; /* the floor */
+      for (int k = 1; k < nz; k++) tw[k] -= (p[k] - p[k - 1]) * rdz;
     }
 }
 
