@@ -7,6 +7,7 @@
 #include "weather.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 /* WRF's flux5 (upwind-biased, 5th order) and flux3 interpolations of q to
@@ -46,64 +47,62 @@ static inline void flux_row(const double *restrict phi, const double *restrict m
   }
 }
 
-/* Advective tendency -div(flux) added to tend over the owned cells.
- * Centred quantities (theta, tracers): flux = M phi_f, M the momentum
- * through the face, phi_f the interpolated specific quantity. Momenta
- * (staggered): flux = (M / rho_f) U_f, the velocity at the flux point (mean
- * momentum over the density there) times the interpolated momentum, so
- * every value a rank reads lies within the 3-cell halo. Along x and y the
- * fluxes of one column of flux points are kept while the next is computed,
- * so no flux array goes through memory. */
+/* One line of fluxes with the mode known at compile time in each branch. */
+static inline void flux_line(const double *phi, const double *mom, const double *rho, double *flux, int n,
+                             ptrdiff_t s, ptrdiff_t back, int mode, const int vertical) {
+  if (mode == 0) flux_row(phi, mom, rho, flux, n, s, back, 0, vertical);
+  else if (mode == 1) flux_row(phi, mom, rho, flux, n, s, back, 1, vertical);
+  else flux_row(phi, mom, rho, flux, n, s, back, 2, vertical);
+}
+
+/* Advective tendency -div(flux) of the owned cells, written to tend (the
+ * first term of the stage's tendency). Centred quantities (theta, tracers):
+ * flux = M phi_f, M the momentum through the face, phi_f the interpolated
+ * specific quantity. Momenta (staggered): flux = (M / rho_f) U_f, the
+ * velocity at the flux point (mean momentum over the density there) times
+ * the interpolated momentum, so every value a rank reads lies within the
+ * 3-cell halo. One sweep over the columns: each face's flux is computed
+ * once, the x fluxes of the west faces kept for one i plane (flux_plane),
+ * the y fluxes for one column; each thread owns a band of j. */
 static void advect(Weather *w, double *const *q, const double *phi, int stagger, double *tend) {
-  const ptrdiff_t sk = 1, sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
-  const ptrdiff_t stride[3] = {si, sj, sk};
+  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const ptrdiff_t stride[3] = {si, sj, 1};
   const int nx = w->nx, ny = w->ny, nz = w->nz;
-  const double *rho = w->rho_full;
+  const double *rho = w->rho_full, *mu = q[F_U], *mv = q[F_V], *mw = q[F_W];
   const ptrdiff_t back = stagger ? stride[stagger - 1] : 0;
-  for (int d = 0; d < 2; d++) {
-    const double *mom = q[F_U + d];
-    const ptrdiff_t s = stride[d];
-    const int mode = !stagger ? 0 : stagger == 1 + d ? 1 : 2;
-    const double inv = d == 0 ? 1.0 / w->dx : 1.0 / w->dy;
-    const int outer = d == 0 ? ny : nx, inner = d == 0 ? nx : ny;
-#pragma omp parallel
-    {
-      double buf[2][nz];
-#pragma omp for schedule(static)
-      for (int o = 0; o < outer; o++)
-        for (int p = 0; p <= inner; p++) {
-          size_t c0 = d == 0 ? wx_idx(w, p, o, 0) : wx_idx(w, o, p, 0);
-          double *cur = buf[p & 1], *prev = buf[(p + 1) & 1];
-          if (mode == 0) flux_row(phi + c0, mom + c0, rho + c0, cur, nz, s, back, 0, 0);
-          else if (mode == 1) flux_row(phi + c0, mom + c0, rho + c0, cur, nz, s, back, 1, 0);
-          else flux_row(phi + c0, mom + c0, rho + c0, cur, nz, s, back, 2, 0);
-          if (p > 0) {
-            double *t = tend + c0 - s;
-            /* the x pass is the first to reach tend: 0 - flux difference */
-            if (d == 0)
-              for (int k = 0; k < nz; k++) t[k] = 0.0 - (cur[k] - prev[k]) * inv;
-            else
-              for (int k = 0; k < nz; k++) t[k] -= (cur[k] - prev[k]) * inv;
-          }
-        }
-    }
-  }
-  const double *mom = q[F_W];
-  const double inv = 1.0 / w->dz;
-  const int mode = !stagger ? 0 : stagger == AT_W ? 1 : 2;
+  /* mode per direction: 0 centred quantity, 1 momentum along, 2 across */
+  const int mx = !stagger ? 0 : stagger == AT_U ? 1 : 2;
+  const int my = !stagger ? 0 : stagger == AT_V ? 1 : 2;
+  const int mz = !stagger ? 0 : stagger == AT_W ? 1 : 2;
+  const double rdx = 1.0 / w->dx, rdy = 1.0 / w->dy, rdz = 1.0 / w->dz;
+  double *plane = w->flux_plane;
 #pragma omp parallel
   {
-    double f[nz + 1];
-#pragma omp for schedule(static)
-    for (int i = 0; i < nx; i++)
-      for (int j = 0; j < ny; j++) {
-        size_t c0 = wx_idx(w, i, j, 0);
-        if (mode == 0) flux_row(phi + c0, mom + c0, rho + c0, f, nz + 1, sk, back, 0, 1);
-        else if (mode == 1) flux_row(phi + c0, mom + c0, rho + c0, f, nz + 1, sk, back, 1, 1);
-        else flux_row(phi + c0, mom + c0, rho + c0, f, nz + 1, sk, back, 2, 1);
-        double *t = tend + c0;
-        for (int k = 0; k < nz; k++) t[k] -= (f[k + 1] - f[k]) * inv;
+    const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+    const int j0 = (int)((long)ny * t / nt), j1 = (int)((long)ny * (t + 1) / nt);
+    double fy[2][nz], fx[nz], fz[nz + 1];
+    for (int j = j0; j < j1; j++) {
+      size_t c0 = wx_idx(w, 0, j, 0);
+      flux_line(phi + c0, mu + c0, rho + c0, plane + (size_t)j * nz, nz, si, back, mx, 0);
+    }
+    for (int i = 0; i < nx && j0 < j1; i++) {
+      size_t c0 = wx_idx(w, i, j0, 0);
+      flux_line(phi + c0, mv + c0, rho + c0, fy[j0 & 1], nz, sj, back, my, 0);
+      for (int j = j0; j < j1; j++) {
+        c0 = wx_idx(w, i, j, 0);
+        const size_t ce = c0 + (size_t)si, cn = c0 + (size_t)sj;
+        double *restrict west = plane + (size_t)j * nz;
+        const double *south = fy[j & 1], *north = fy[(j + 1) & 1];
+        flux_line(phi + ce, mu + ce, rho + ce, fx, nz, si, back, mx, 0);
+        flux_line(phi + cn, mv + cn, rho + cn, fy[(j + 1) & 1], nz, sj, back, my, 0);
+        flux_line(phi + c0, mw + c0, rho + c0, fz, nz + 1, 1, back, mz, 1);
+        double *restrict out = tend + c0;
+        for (int k = 0; k < nz; k++) {
+          out[k] = ((0.0 - (fx[k] - west[k]) * rdx) - (north[k] - south[k]) * rdy) - (fz[k + 1] - fz[k]) * rdz;
+          west[k] = fx[k];
+        }
       }
+    }
   }
 }
 
@@ -176,7 +175,8 @@ static void nonlinear_pressure(const Weather *w, const EosSeries *e, const doubl
 #pragma omp simd reduction(max : xmax)
   for (int k = 0; k < nz; k++) {
     x[k] = theta[k] * inv_big0[k];
-    xmax = fmax(xmax, fabs(x[k]));
+    double ax = fabs(x[k]);
+    xmax = ax > xmax ? ax : xmax; /* not fmax: a library call; a NaN goes on to the finite checks */
   }
   if (xmax <= eos_tiers[0].x_max) eos_series_column(nz, e->coef, eos_tiers[0].terms, x, p0, pnl);
   else if (xmax <= eos_tiers[1].x_max) eos_series_column(nz, e->coef, eos_tiers[1].terms, x, p0, pnl);

@@ -109,6 +109,8 @@ void wx_setup(FbContext *ctx, Weather *w) {
   w->plin = field(w, &bad);
   w->plin_old = field(w, &bad);
   w->rho_full = field(w, &bad);
+  w->flux_plane = fb_alloc((size_t)w->ny * (size_t)w->nz * sizeof(double));
+  bad |= w->flux_plane == NULL;
   size_t nk = (size_t)w->nz + 2 * WX_HALO + 1;
   double **levels[] = {&w->theta0c, &w->theta0f, &w->rho0c, &w->p0c, &w->cs2c};
   for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
@@ -206,7 +208,7 @@ void wx_free(Weather *w) {
   for (int f = 0; f < NFIELDS; f++) {
     free(w->s[f]); free(w->s0[f]); free(w->tend[f]); free(w->spec[f]);
   }
-  free(w->pnl); free(w->plin); free(w->plin_old); free(w->rho_full);
+  free(w->pnl); free(w->plin); free(w->plin_old); free(w->rho_full); free(w->flux_plane);
   free(w->theta0c); free(w->theta0f); free(w->rho0c); free(w->p0c); free(w->cs2c);
   for (int s = 0; s < 3; s++) { free(w->tri_a[s]); free(w->tri_b[s]); free(w->tri_c[s]); }
   fb_halo_free(&w->halo3);

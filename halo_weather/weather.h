@@ -61,6 +61,7 @@ typedef struct {
   double *s[NFIELDS], *s0[NFIELDS], *tend[NFIELDS];
   /* specific quantities of the stage state (u, v, w, theta, q1, q2) and work */
   double *spec[NFIELDS], *pnl, *plin, *plin_old, *rho_full;
+  double *flux_plane; /* advection: x fluxes of the west faces of one i plane */
   /* base state per level, index k + WX_HALO (centres) and faces */
   double *theta0c, *theta0f, *rho0c, *p0c, *cs2c; /* cs2c = gamma p0 / Theta0 */
   /* vertical solver coefficients per distinct small step (3 RK stages) */
