@@ -47,6 +47,18 @@ static inline void flux_row(const double *restrict phi, const double *restrict m
   }
 }
 
+/* -(beta / (16 dt)) (d_x^4 + d_y^4) f added to one column's tendency:
+ * damps the 2-dx wave by the fraction beta per step and direction, leaves
+ * smooth fields alone. */
+static inline void hyperviscosity_column(const double *restrict f, ptrdiff_t si, ptrdiff_t sj, int nz,
+                                         double coef, double *restrict tend) {
+  for (int k = 0; k < nz; k++) {
+    double dx4 = f[k - 2 * si] - 4.0 * f[k - si] + 6.0 * f[k] - 4.0 * f[k + si] + f[k + 2 * si];
+    double dy4 = f[k - 2 * sj] - 4.0 * f[k - sj] + 6.0 * f[k] - 4.0 * f[k + sj] + f[k + 2 * sj];
+    tend[k] += coef * (dx4 + dy4);
+  }
+}
+
 /* One line of fluxes with the mode known at compile time in each branch. */
 static inline void flux_line(const double *phi, const double *mom, const double *rho, double *flux, int n,
                              ptrdiff_t s, ptrdiff_t back, int mode, const int vertical) {
@@ -63,8 +75,10 @@ static inline void flux_line(const double *phi, const double *mom, const double 
  * the interpolated momentum, so every value a rank reads lies within the
  * 3-cell halo. One sweep over the columns: each face's flux is computed
  * once, the x fluxes of the west faces kept for one i plane (flux_plane),
- * the y fluxes for one column; each thread owns a band of j. */
-static void advect(Weather *w, double *const *q, const double *phi, int stagger, double *tend) {
+ * the y fluxes for one column; each thread owns a band of j. With hv, the
+ * hyperviscosity of hv is added in the same sweep. */
+static void advect(Weather *w, double *const *q, const double *phi, int stagger, const double *hv,
+                   double *tend) {
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
   const ptrdiff_t stride[3] = {si, sj, 1};
   const int nx = w->nx, ny = w->ny, nz = w->nz;
@@ -75,6 +89,8 @@ static void advect(Weather *w, double *const *q, const double *phi, int stagger,
   const int my = !stagger ? 0 : stagger == AT_V ? 1 : 2;
   const int mz = !stagger ? 0 : stagger == AT_W ? 1 : 2;
   const double rdx = 1.0 / w->dx, rdy = 1.0 / w->dy, rdz = 1.0 / w->dz;
+  const double hv_coef = -w->hyperviscosity / (16.0 * w->dt);
+  if (hv_coef == 0.0) hv = NULL;
   double *plane = w->flux_plane;
 #pragma omp parallel
   {
@@ -101,28 +117,10 @@ static void advect(Weather *w, double *const *q, const double *phi, int stagger,
           out[k] = ((0.0 - (fx[k] - west[k]) * rdx) - (north[k] - south[k]) * rdy) - (fz[k + 1] - fz[k]) * rdz;
           west[k] = fx[k];
         }
+        if (hv) hyperviscosity_column(hv + c0, si, sj, nz, hv_coef, out);
       }
     }
   }
-}
-
-/* -(beta / (16 dt)) (d_x^4 + d_y^4) f: damps the 2-dx wave by the fraction
- * beta per step and direction, leaves smooth fields alone. */
-static void hyperviscosity(Weather *w, const double *f, double *tend) {
-  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
-  const double coef = -w->hyperviscosity / (16.0 * w->dt);
-  if (coef == 0.0) return;
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < w->nx; i++)
-    for (int j = 0; j < w->ny; j++) {
-      size_t c0 = wx_idx(w, i, j, 0);
-      for (int k = 0; k < w->nz; k++) {
-        size_t c = c0 + (size_t)k;
-        double dx4 = f[c - 2 * si] - 4.0 * f[c - si] + 6.0 * f[c] - 4.0 * f[c + si] + f[c + 2 * si];
-        double dy4 = f[c - 2 * sj] - 4.0 * f[c - sj] + 6.0 * f[c] - 4.0 * f[c + sj] + f[c + 2 * sj];
-        tend[c] += coef * (dx4 + dy4);
-      }
-    }
 }
 
 /* The nonlinear pressure remainder p' - c^2 Theta' / theta0 of the
@@ -241,16 +239,13 @@ static void slow_tendencies(Weather *w, double *const *q) {
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
   const int H = WX_HALO, nz = w->nz;
   const double rdx = 1.0 / w->dx, rdy = 1.0 / w->dy, rdz = 1.0 / w->dz;
-  advect(w, q, q[F_U], AT_U, w->tend[F_U]);
-  advect(w, q, q[F_V], AT_V, w->tend[F_V]);
-  advect(w, q, q[F_W], AT_W, w->tend[F_W]);
-  advect(w, q, w->spec[F_THETA], AT_CENTRE, w->tend[F_THETA]);
-  advect(w, q, w->spec[F_Q1], AT_CENTRE, w->tend[F_Q1]);
-  advect(w, q, w->spec[F_Q2], AT_CENTRE, w->tend[F_Q2]);
-  hyperviscosity(w, q[F_U], w->tend[F_U]);
-  hyperviscosity(w, q[F_V], w->tend[F_V]);
-  hyperviscosity(w, q[F_W], w->tend[F_W]);
-  hyperviscosity(w, q[F_THETA], w->tend[F_THETA]);
+  /* advection, and hyperviscosity of the momenta and Theta' */
+  advect(w, q, q[F_U], AT_U, q[F_U], w->tend[F_U]);
+  advect(w, q, q[F_V], AT_V, q[F_V], w->tend[F_V]);
+  advect(w, q, q[F_W], AT_W, q[F_W], w->tend[F_W]);
+  advect(w, q, w->spec[F_THETA], AT_CENTRE, q[F_THETA], w->tend[F_THETA]);
+  advect(w, q, w->spec[F_Q1], AT_CENTRE, NULL, w->tend[F_Q1]);
+  advect(w, q, w->spec[F_Q2], AT_CENTRE, NULL, w->tend[F_Q2]);
   const double *restrict th0c = w->theta0c + H, *restrict th0f = w->theta0f + H;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < w->nx; i++)
