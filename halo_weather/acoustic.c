@@ -57,23 +57,29 @@ typedef struct {
   const double *U, *V, *W, *R, *T;
 } SmallStep;
 
-/* Horizontal momenta of column (i, j) forward with the horizontal pressure
- * gradient (pressure with divergence damping, forward-weighted in time). */
-static inline void horizontal(Weather *w, const SmallStep *st, int i, int j) {
-  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
-  const double *p = w->plin, *pold = w->plin_old, *tu = w->tend[F_U], *tv = w->tend[F_V];
-  const double *U0 = st->U, *V0 = st->V;
-  double *U = w->s[F_U], *V = w->s[F_V];
-  const double kd = st->kd, dts = st->dts, rdx = 1.0 / w->dx, rdy = 1.0 / w->dy;
-  size_t c0 = wx_idx(w, i, j, 0);
-  for (int k = 0; k < w->nz; k++) {
-    size_t c = c0 + (size_t)k;
-    double pc = p[c] + kd * (p[c] - pold[c]);
-    double pw = p[c - si] + kd * (p[c - si] - pold[c - si]);
-    double ps = p[c - sj] + kd * (p[c - sj] - pold[c - sj]);
-    U[c] = U0[c] + dts * (tu[c] - (pc - pw) * rdx);
-    V[c] = V0[c] + dts * (tv[c] - (pc - ps) * rdy);
+/* Horizontal momenta of one column forward with the horizontal pressure
+ * gradient (pressure with divergence damping, forward-weighted in time).
+ * Arguments are restrict parameters, which GCC honours (restrict locals
+ * left the loop scalar behind 21 alias checks). */
+static void horizontal_column(int nz, ptrdiff_t si, ptrdiff_t sj, double kd, double dts, double rdx,
+                              double rdy, const double *restrict p, const double *restrict pold,
+                              const double *restrict tu, const double *restrict tv,
+                              const double *restrict U0, const double *restrict V0, double *restrict U,
+                              double *restrict V) {
+  for (int k = 0; k < nz; k++) {
+    double pc = p[k] + kd * (p[k] - pold[k]);
+    double pw = p[k - si] + kd * (p[k - si] - pold[k - si]);
+    double ps = p[k - sj] + kd * (p[k - sj] - pold[k - sj]);
+    U[k] = U0[k] + dts * (tu[k] - (pc - pw) * rdx);
+    V[k] = V0[k] + dts * (tv[k] - (pc - ps) * rdy);
   }
+}
+
+static inline void horizontal(Weather *w, const SmallStep *st, int i, int j) {
+  const size_t c = wx_idx(w, i, j, 0);
+  horizontal_column(w->nz, (ptrdiff_t)w->ext[1] * w->ext[2], w->ext[2], st->kd, st->dts, 1.0 / w->dx,
+                    1.0 / w->dy, w->plin + c, w->plin_old + c, w->tend[F_U] + c, w->tend[F_V] + c,
+                    st->U + c, st->V + c, w->s[F_U] + c, w->s[F_V] + c);
 }
 
 /* The end of a column's small step: W from the solve (y, faces 0..nz), then
@@ -227,8 +233,10 @@ void wx_acoustic(FbContext *ctx, Weather *w, int stage, double dt_stage) {
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < nx; i++)
       for (int j = 0; j < ny; j++) {
-        size_t c0 = wx_idx(w, i, j, 0);
-        for (int k = 0; k < nz; k++) w->s[f][c0 + k] = w->s0[f][c0 + k] + dt_stage * w->tend[f][c0 + k];
+        const size_t c0 = wx_idx(w, i, j, 0);
+        const double *restrict q0 = w->s0[f] + c0, *restrict tq = w->tend[f] + c0;
+        double *restrict q = w->s[f] + c0;
+        for (int k = 0; k < nz; k++) q[k] = q0[k] + dt_stage * tq[k];
       }
   fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
 }

@@ -188,6 +188,20 @@ static void nonlinear_pressure(const Weather *w, const EosSeries *e, const doubl
     }
 }
 
+/* Full density, specific theta and tracers of one column. */
+static void specific_column(int nz, const double *restrict rho0, const double *restrict theta0,
+                            const double *restrict rho_p, const double *restrict big_p,
+                            const double *restrict q1, const double *restrict q2, double *restrict rho_full,
+                            double *restrict theta, double *restrict q1s, double *restrict q2s) {
+  for (int k = 0; k < nz; k++) {
+    double rho = rho0[k] + rho_p[k];
+    rho_full[k] = rho;
+    theta[k] = (rho0[k] * theta0[k] + big_p[k]) / rho;
+    q1s[k] = q1[k] / rho;
+    q2s[k] = q2[k] / rho;
+  }
+}
+
 /* The stage state's full density, specific theta and tracers over the
  * whole halo, the nonlinear pressure remainder, and the layers below the
  * floor and above the lid: zero gradient for centred quantities and
@@ -205,15 +219,9 @@ static void diagnose(Weather *w, double *const *q) {
     for (int i = -H; i < w->nx + H; i++)
       for (int j = -H; j < w->ny + H; j++) {
         size_t c0i = wx_idx(w, i, j, 0);
-        for (int k = 0; k < nz; k++) {
-          size_t c = c0i + (size_t)k;
-          double rho = w->rho0c[k + H] + q[F_RHO][c];
-          w->rho_full[c] = rho;
-          double big = w->rho0c[k + H] * w->theta0c[k + H] + q[F_THETA][c];
-          w->spec[F_THETA][c] = big / rho;
-          w->spec[F_Q1][c] = q[F_Q1][c] / rho;
-          w->spec[F_Q2][c] = q[F_Q2][c] / rho;
-        }
+        specific_column(nz, w->rho0c + H, w->theta0c + H, q[F_RHO] + c0i, q[F_THETA] + c0i, q[F_Q1] + c0i,
+                        q[F_Q2] + c0i, w->rho_full + c0i, w->spec[F_THETA] + c0i, w->spec[F_Q1] + c0i,
+                        w->spec[F_Q2] + c0i);
         /* the pressure gradient reads one cell west and south of the owned ones */
         if (i >= -1 && i < w->nx && j >= -1 && j < w->ny)
           nonlinear_pressure(w, &eos, inv_big0, q[F_THETA] + c0i, x, w->pnl + c0i);
@@ -233,6 +241,25 @@ static void diagnose(Weather *w, double *const *q) {
   }
 }
 
+/* The nonlinear pressure gradient on the momenta of one column, and the
+ * linear theta0-flux divergence at the stage state, added to Theta''s
+ * tendency and taken away by the small steps as they go (continuity is
+ * linear in the momenta: all of it in the small steps). */
+static void pressure_gradient_column(int nz, ptrdiff_t si, ptrdiff_t sj, double rdx, double rdy, double rdz,
+                                     const double *restrict th0c, const double *restrict th0f,
+                                     const double *restrict p, const double *restrict U,
+                                     const double *restrict V, const double *restrict W, double *restrict tu,
+                                     double *restrict tv, double *restrict tw, double *restrict tt) {
+  for (int k = 0; k < nz; k++) {
+    tu[k] -= (p[k] - p[k - si]) * rdx;
+    tv[k] -= (p[k] - p[k - sj]) * rdy;
+    tt[k] += th0c[k] * ((U[k + si] - U[k]) * rdx + (V[k + sj] - V[k]) * rdy) +
+             (th0f[k + 1] * W[k + 1] - th0f[k] * W[k]) * rdz;
+  }
+  tw[0] = 0.0; /* the floor */
+  for (int k = 1; k < nz; k++) tw[k] -= (p[k] - p[k - 1]) * rdz;
+}
+
 /* Slow tendencies of the stage state (everything but the linear acoustic
  * and buoyancy terms, which the small steps integrate). */
 static void slow_tendencies(Weather *w, double *const *q) {
@@ -246,26 +273,13 @@ static void slow_tendencies(Weather *w, double *const *q) {
   advect(w, q, w->spec[F_THETA], AT_CENTRE, q[F_THETA], w->tend[F_THETA]);
   advect(w, q, w->spec[F_Q1], AT_CENTRE, NULL, w->tend[F_Q1]);
   advect(w, q, w->spec[F_Q2], AT_CENTRE, NULL, w->tend[F_Q2]);
-  const double *restrict th0c = w->theta0c + H, *restrict th0f = w->theta0f + H;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < w->nx; i++)
     for (int j = 0; j < w->ny; j++) {
-      const size_t c0 = wx_idx(w, i, j, 0);
-      const double *restrict p = w->pnl + c0, *restrict U = q[F_U] + c0, *restrict V = q[F_V] + c0;
-      const double *restrict W = q[F_W] + c0;
-      double *restrict tu = w->tend[F_U] + c0, *restrict tv = w->tend[F_V] + c0;
-      double *restrict tw = w->tend[F_W] + c0, *restrict tt = w->tend[F_THETA] + c0;
-      for (int k = 0; k < nz; k++) {
-        tu[k] -= (p[k] - p[k - si]) * rdx;
-        tv[k] -= (p[k] - p[k - sj]) * rdy;
-        /* the linear theta0-flux divergence at the stage state is added
-         * back here and taken away by the small steps as they go */
-        tt[k] += th0c[k] * ((U[k + si] - U[k]) * rdx + (V[k + sj] - V[k]) * rdy) +
-                 (th0f[k + 1] * W[k + 1] - th0f[k] * W[k]) * rdz;
-        /* continuity is linear in the momenta: all of it in the small steps */
-      }
-      tw[0] = 0.0; /* the floor */
-      for (int k = 1; k < nz; k++) tw[k] -= (p[k] - p[k - 1]) * rdz;
+      const size_t c = wx_idx(w, i, j, 0);
+      pressure_gradient_column(nz, si, sj, rdx, rdy, rdz, w->theta0c + H, w->theta0f + H, w->pnl + c,
+                               q[F_U] + c, q[F_V] + c, q[F_W] + c, w->tend[F_U] + c, w->tend[F_V] + c,
+                               w->tend[F_W] + c, w->tend[F_THETA] + c);
     }
 }
 
