@@ -101,6 +101,19 @@ static void copy_slab(const FbHalo *h, char *field, char *buf, int axis, int fir
     }
 }
 
+/* A rank that is both its neighbours along a periodic axis (one rank across
+ * it) receives what it sends: its halo is filled from its own send buffers,
+ * without MPI (which would copy the data once more). */
+static int own_neighbour(const FbDecomp *d, int a, int rank) {
+  return d->nbr_lo[a] == rank && d->nbr_hi[a] == rank;
+}
+
+/* The buffers the low and high halo layers come from: what the low
+ * neighbour sent up and the high neighbour sent down. */
+static char *arrived(const FbHalo *h, int a, int side, int self) {
+  return self ? (char *)h->sendbuf[a][!side] : (char *)h->recvbuf[a][side];
+}
+
 void fb_halo_exchange(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
   const FbDecomp *d = h->d;
   int w = h->width, pad = h->pad;
@@ -111,20 +124,23 @@ void fb_halo_exchange(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
   for (int a = 0; a < 3; a++) {
     int n = d->n[a];
     face_bytes = h->face_count[a] * h->elem;
-    MPI_Startall(2, &h->req[a][0]);
+    const int self = own_neighbour(d, a, rank);
+    if (!self) MPI_Startall(2, &h->req[a][0]);
     for (int f = 0; f < h->nfields; f++) {
       if (d->nbr_lo[a] != MPI_PROC_NULL)
         copy_slab(h, fields[f], (char *)h->sendbuf[a][0] + f * face_bytes, a, pad, 1);
       if (d->nbr_hi[a] != MPI_PROC_NULL)
         copy_slab(h, fields[f], (char *)h->sendbuf[a][1] + f * face_bytes, a, pad + n - w, 1);
     }
-    MPI_Startall(2, &h->req[a][2]);
-    MPI_Waitall(4, h->req[a], MPI_STATUSES_IGNORE);
+    if (!self) {
+      MPI_Startall(2, &h->req[a][2]);
+      MPI_Waitall(4, h->req[a], MPI_STATUSES_IGNORE);
+    }
     for (int f = 0; f < h->nfields; f++) {
       if (d->nbr_lo[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], (char *)h->recvbuf[a][0] + f * face_bytes, a, pad - w, 0);
+        copy_slab(h, fields[f], arrived(h, a, 0, self) + f * face_bytes, a, pad - w, 0);
       if (d->nbr_hi[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], (char *)h->recvbuf[a][1] + f * face_bytes, a, pad + n, 0);
+        copy_slab(h, fields[f], arrived(h, a, 1, self) + f * face_bytes, a, pad + n, 0);
     }
     for (int s = 0; s < 2; s++) {
       int nbr = s ? d->nbr_hi[a] : d->nbr_lo[a];
@@ -141,17 +157,20 @@ void fb_halo_exchange(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
  * halo layers as they were before the exchange). */
 void fb_halo_begin(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
   const FbDecomp *d = h->d;
+  int rank;
+  MPI_Comm_rank(d->cart, &rank);
   fb_timer_start(t, phase);
   for (int a = 0; a < 3; a++) {
     size_t face_bytes = h->face_count[a] * h->elem;
-    MPI_Startall(2, &h->req[a][0]);
+    const int self = own_neighbour(d, a, rank);
+    if (!self) MPI_Startall(2, &h->req[a][0]);
     for (int f = 0; f < h->nfields; f++) {
       if (d->nbr_lo[a] != MPI_PROC_NULL)
         copy_slab(h, fields[f], (char *)h->sendbuf[a][0] + f * face_bytes, a, h->pad, 1);
       if (d->nbr_hi[a] != MPI_PROC_NULL)
         copy_slab(h, fields[f], (char *)h->sendbuf[a][1] + f * face_bytes, a, h->pad + d->n[a] - h->width, 1);
     }
-    MPI_Startall(2, &h->req[a][2]);
+    if (!self) MPI_Startall(2, &h->req[a][2]);
   }
   fb_timer_stop(t, phase);
 }
@@ -163,12 +182,13 @@ void fb_halo_end(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
   fb_timer_start(t, phase);
   for (int a = 0; a < 3; a++) {
     size_t face_bytes = h->face_count[a] * h->elem;
-    MPI_Waitall(4, h->req[a], MPI_STATUSES_IGNORE);
+    const int self = own_neighbour(d, a, rank);
+    if (!self) MPI_Waitall(4, h->req[a], MPI_STATUSES_IGNORE);
     for (int f = 0; f < h->nfields; f++) {
       if (d->nbr_lo[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], (char *)h->recvbuf[a][0] + f * face_bytes, a, h->pad - h->width, 0);
+        copy_slab(h, fields[f], arrived(h, a, 0, self) + f * face_bytes, a, h->pad - h->width, 0);
       if (d->nbr_hi[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], (char *)h->recvbuf[a][1] + f * face_bytes, a, h->pad + d->n[a], 0);
+        copy_slab(h, fields[f], arrived(h, a, 1, self) + f * face_bytes, a, h->pad + d->n[a], 0);
     }
     for (int s = 0; s < 2; s++) {
       int nbr = s ? d->nbr_hi[a] : d->nbr_lo[a];
