@@ -65,7 +65,8 @@ static inline void pair_sums(PairSums *s, double energy, double virial, double m
  * registers (restrict: force stores do not alias positions or tables).
  * A SIMD form (gathers, then a scalar scatter) measured 20% slower on
  * Zen 3, whose gathers are slow. */
-static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi, PairSums *s, int single_type) {
+static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi, PairSums *s, int single_type,
+                           const int sums) {
   const double (*restrict x)[3] = (const double (*)[3])md->atoms.x;
   const int *restrict type = md->atoms.type;
   const MdPotential *p = &md->pot;
@@ -92,18 +93,31 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
       const int inside = rsq < cutsq;
       const double fpair = inside ? r6inv * (lj1 * r6inv - lj2) * r2inv : 0.0;
       pair_force(f, j, dx, dy, dz, fpair, fi);
-      energy += inside ? r6inv * (lj3 * r6inv - lj4) - off : 0.0;
-      virial += rsq * fpair;
-      min_rsq = rsq < min_rsq ? rsq : min_rsq;
+      if (sums) {
+        energy += inside ? r6inv * (lj3 * r6inv - lj4) - off : 0.0;
+        virial += rsq * fpair;
+        min_rsq = rsq < min_rsq ? rsq : min_rsq;
+      }
     }
     f[i][0] += fi[0]; f[i][1] += fi[1]; f[i][2] += fi[2];
   }
   pair_sums(s, energy, virial, min_rsq);
 }
 
+/* Energy, virial and the closest pair are summed only when they are used
+ * (thermo steps, the overlap check after a rebuild), as LAMMPS's eflag and
+ * vflag do; the forces are the same either way. */
+static int sums_due(const Md *md) { return md->energy_due || md->check_overlap; }
+
 static void lj_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
-  if (md->ntypes == 1) lj_loop(md, f, lo, hi, s, 1);
-  else lj_loop(md, f, lo, hi, s, 0);
+  const int sums = sums_due(md);
+  if (md->ntypes == 1) {
+    if (sums) lj_loop(md, f, lo, hi, s, 1, 1);
+    else lj_loop(md, f, lo, hi, s, 1, 0);
+  } else {
+    if (sums) lj_loop(md, f, lo, hi, s, 0, 1);
+    else lj_loop(md, f, lo, hi, s, 0, 0);
+  }
 }
 
 /* EAM densities over the half list. single: one element, so the density
@@ -167,7 +181,8 @@ static double eam_embed(Md *md) {
   return e;
 }
 
-static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, int hi, PairSums *s, int single) {
+static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, int hi, PairSums *s, int single,
+                                 const int sums) {
   const double (*restrict x)[3] = (const double (*)[3])md->atoms.x;
   const double *restrict fp = md->atoms.fp;
   const int *restrict type = md->atoms.type;
@@ -208,9 +223,11 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
       const double psip = fpi * rhojp + fp[j] * rhoip + phip;
       const double fpair = -psip * recip;
       pair_force(f, j, dx, dy, dz, fpair, fi);
-      energy += phi;
-      virial += rsq * fpair;
-      min_rsq = rsq < min_rsq ? rsq : min_rsq;
+      if (sums) {
+        energy += phi;
+        virial += rsq * fpair;
+        min_rsq = rsq < min_rsq ? rsq : min_rsq;
+      }
     }
     f[i][0] += fi[0]; f[i][1] += fi[1]; f[i][2] += fi[2];
   }
@@ -218,8 +235,14 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
 }
 
 static void eam_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
-  if (md->pot.nelements == 1) eam_pair_loop(md, f, lo, hi, s, 1);
-  else eam_pair_loop(md, f, lo, hi, s, 0);
+  const int sums = sums_due(md);
+  if (md->pot.nelements == 1) {
+    if (sums) eam_pair_loop(md, f, lo, hi, s, 1, 1);
+    else eam_pair_loop(md, f, lo, hi, s, 1, 0);
+  } else {
+    if (sums) eam_pair_loop(md, f, lo, hi, s, 0, 1);
+    else eam_pair_loop(md, f, lo, hi, s, 0, 0);
+  }
 }
 
 /* Runs a pair loop over the owned atoms on every thread into private
@@ -342,8 +365,9 @@ void md_force(FbContext *ctx, Md *md) {
   }
   fb_timer_stop(&ctx->timers, PH_PAIR);
   if (rc) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the per-thread force buffers");
-  md->e_pair = s.energy;
-  md->virial = s.virial;
+  /* not summed on this step: NaN, so a use would show (thermo sets energy_due) */
+  md->e_pair = sums_due(md) ? s.energy : NAN;
+  md->virial = sums_due(md) ? s.virial : NAN;
   md_reverse_f(ctx, md);
   if (md->check_overlap) overlap_check(ctx, md, s.min_rsq);
 }

@@ -205,12 +205,14 @@ static void run_stage(FbContext *ctx, Md *md, long long nsteps) {
     } else {
       md_forward_x(ctx, md);
     }
+    const int thermo = md->step == last || (md->thermo_every && md->step % md->thermo_every == 0);
+    md->energy_due = thermo;
     compute_forces(ctx, md);
     fb_timer_start(&ctx->timers, PH_OTHER);
     integrate_half(md, 0);
     fb_timer_stop(&ctx->timers, PH_OTHER);
     rescale(ctx, md);
-    if (md->step == last || (md->thermo_every && md->step % md->thermo_every == 0)) md_thermo(ctx, md, print);
+    if (thermo) md_thermo(ctx, md, print);
     if (output_due(md, md->trajectory_every) && md->trajectory[0] && md->stage == last_stage(md))
       md_trajectory_frame(ctx, md);
     if (output_due(md, md->restart_every) && md->restart_out[0]) md_restart_write(ctx, md);
@@ -223,6 +225,7 @@ static void run_stage(FbContext *ctx, Md *md, long long nsteps) {
 
 void md_run(FbContext *ctx, Md *md) {
   reneighbor(ctx, md);
+  md->energy_due = 1; /* the thermo line of step 0 */
   compute_forces(ctx, md);
   if (md->forces_out[0]) md_write_forces(ctx, md);
   /* stage 0: the only run, or the shear equilibration; stage 1: the shear */

@@ -94,6 +94,7 @@ typedef struct {
   char trajectory[MD_PATH], restart_out[MD_PATH], restart_in[MD_PATH], forces_out[MD_PATH];
   long long trajectory_every;
   int no_output_flag, grid[3], have_velocities, check_overlap;
+  int energy_due; /* this step's forces also sum the pair energy and virial (thermo steps) */
   /* derived */
   MdUnits units;
   double spacing[3];       /* oriented lattice spacings */
