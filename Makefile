@@ -82,7 +82,7 @@ fuzzers: $(FUZZERS)
 
 check: all $(UNIT_BINS)
 	MPIRUN="$(MPIRUN)" FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD="$(MAKE) -s fuzzers" \
-	  tests/run-tests
+	  FB_SANITIZE="$(SANITIZE)" FB_MPI="$(MPI)" tests/run-tests
 
 quickstart:
 	run/quickstart

@@ -60,11 +60,15 @@ static void attr_str(hid_t loc, const char *name, const char *v) {
   H5Tclose(ty);
 }
 
+/* An attribute of up to 3 fixed-length strings (H5MD's box boundary). The
+ * buffer is zeroed: the bytes after each string go into the file too. */
 static void attr_strs(hid_t loc, const char *name, const char *const *v, int n) {
-  hid_t ty = H5Tcopy(H5T_C_S1);
-  H5Tset_size(ty, 16);
   char buf[3][16];
+  memset(buf, 0, sizeof buf);
+  if (n > 3) n = 3;
   for (int k = 0; k < n; k++) snprintf(buf[k], sizeof buf[k], "%s", v[k]);
+  hid_t ty = H5Tcopy(H5T_C_S1);
+  H5Tset_size(ty, sizeof buf[0]);
   hsize_t dims = (hsize_t)n;
   hid_t sp = H5Screate_simple(1, &dims, NULL);
   hid_t at = H5Acreate2(loc, name, ty, sp, H5P_DEFAULT, H5P_DEFAULT);
