@@ -160,6 +160,9 @@ size_t fb_mem_available(void);
 /* Collective memory check: the sum of need_bytes over the ranks of each node
  * must fit in that node's available memory, else exit 3 naming the numbers. */
 void fb_check_memory(FbContext *ctx, size_t need_bytes, const char *what);
+/* Refuses (exit 2, naming `what`) an output file whose folder cannot be
+ * written or which exists read-only: checked before the run, not after. */
+void fb_check_output_path(FbContext *ctx, const char *what, const char *path);
 
 /* ------------------------------------------------------------------- timers */
 void fb_timers_init(FbTimers *t, const char *const *names, int count);

@@ -226,10 +226,10 @@ int fb_option_was_set(const FbContext *ctx, const char *name) {
   return 0;
 }
 
-/* The record is written at the end of a run; a path that cannot be written is
- * refused now rather than after the run. */
-static void check_json_path(FbContext *ctx, const char *path) {
-  if (path[0] == '\0') fb_fail(ctx, FB_EXIT_USAGE, "option --json: empty file name");
+/* Output files are written during or at the end of a run; a path that cannot
+ * be written is refused now (exit 2) rather than after the run. */
+void fb_check_output_path(FbContext *ctx, const char *what, const char *path) {
+  if (path[0] == '\0') fb_fail(ctx, FB_EXIT_USAGE, "%s: empty file name", what);
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
@@ -237,9 +237,9 @@ static void check_json_path(FbContext *ctx, const char *path) {
   else if (slash == dir) dir[1] = '\0';
   else *slash = '\0';
   if (access(dir, W_OK | X_OK) != 0)
-    fb_fail(ctx, FB_EXIT_USAGE, "option --json: cannot write in '%s': %s", dir, strerror(errno));
+    fb_fail(ctx, FB_EXIT_USAGE, "%s: cannot write in '%s': %s", what, dir, strerror(errno));
   if (access(path, F_OK) == 0 && access(path, W_OK) != 0)
-    fb_fail(ctx, FB_EXIT_USAGE, "option --json: cannot write '%s': %s", path, strerror(errno));
+    fb_fail(ctx, FB_EXIT_USAGE, "%s: cannot write '%s': %s", what, path, strerror(errno));
 }
 
 void fb_parse_options(FbContext *ctx, int argc, char **argv, const char *summary) {
@@ -256,7 +256,7 @@ void fb_parse_options(FbContext *ctx, int argc, char **argv, const char *summary
   char err[FB_MSG_LEN];
   int rc = fb_options_parse_argv(ctx->options, ctx->n_options, argc, argv, err, sizeof err);
   if (rc) fb_fail(ctx, rc, "%s", err);
-  if (c->json_path) check_json_path(ctx, c->json_path);
+  if (c->json_path) fb_check_output_path(ctx, "option --json", c->json_path);
   if (c->help) {
     if (ctx->rank == 0) fb_options_help(ctx->options, ctx->n_options, ctx->program, summary);
     fb_finalize(ctx, FB_EXIT_OK);

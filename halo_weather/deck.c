@@ -160,4 +160,9 @@ void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
   if ((w->history_every > 0 || w->restart_out[0]) && access(w->output_dir, W_OK | X_OK))
     fb_fail(ctx, FB_EXIT_USAGE, "output folder '%s' is not a writable folder (--output-dir or the deck's output_dir)",
             w->output_dir);
+  if (w->restart_out[0]) {
+    char path[2 * WX_PATH + 8];
+    wx_restart_path(w, path, sizeof path);
+    fb_check_output_path(ctx, restart ? "option --restart" : "the deck's restart_file", path);
+  }
 }

@@ -331,6 +331,12 @@ void wx_history_close(FbContext *ctx, Weather *w) {
 
 static const char *const STATE_NAMES[NFIELDS] = {"U", "V", "W", "RHO_PERT", "THETA_PERT", "Q1", "Q2"};
 
+/* a bare name goes to the output folder, a path is taken as it is */
+void wx_restart_path(const Weather *w, char *path, size_t len) {
+  if (strchr(w->restart_out, '/')) snprintf(path, len, "%s", w->restart_out);
+  else snprintf(path, len, "%s/%s", w->output_dir, w->restart_out);
+}
+
 int wx_restart_write(FbContext *ctx, Weather *w, long long step) {
   char path[2 * WX_PATH + 8], tmp[2 * WX_PATH + 16];
   IoStatus st = {0, ""};
@@ -338,9 +344,7 @@ int wx_restart_write(FbContext *ctx, Weather *w, long long step) {
   fb_timer_start(&ctx->timers, PH_IO);
   double t0 = MPI_Wtime();
   double checksum = wx_checksum(ctx, w);
-  /* a bare name goes to the output folder, a path is taken as it is */
-  if (strchr(w->restart_out, '/')) snprintf(path, sizeof path, "%s", w->restart_out);
-  else snprintf(path, sizeof path, "%s/%s", w->output_dir, w->restart_out);
+  wx_restart_path(w, path, sizeof path);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   io_create(ctx, tmp, &ncid, &st);
   if (holds(ctx)) {

@@ -99,6 +99,7 @@ void wx_finish(FbContext *ctx, Weather *w);
 int wx_history_write(FbContext *ctx, Weather *w, long long step);
 void wx_history_close(FbContext *ctx, Weather *w);
 int wx_restart_write(FbContext *ctx, Weather *w, long long step);
+void wx_restart_path(const Weather *w, char *path, size_t len);
 int wx_restart_read(FbContext *ctx, Weather *w, char *err, size_t len);
 /* validate.c */
 void wx_diagnostics(FbContext *ctx, Weather *w, double *mass, double tracer[2], double *energy);

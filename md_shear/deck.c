@@ -241,4 +241,9 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
   if (read_restart) snprintf(md->restart_in, sizeof md->restart_in, "%s", read_restart);
   if (md->restart_in[0]) md->data_file[0] = '\0'; /* the restart replaces the deck's initial state */
   if (md->no_output_flag) md->trajectory[0] = md->restart_out[0] = '\0';
+  if (md->forces_out[0]) fb_check_output_path(ctx, "option --forces", md->forces_out);
+  if (md->trajectory[0])
+    fb_check_output_path(ctx, traj ? "option --trajectory" : "the deck's trajectory", md->trajectory);
+  if (md->restart_out[0])
+    fb_check_output_path(ctx, restart ? "option --restart" : "the deck's restart", md->restart_out);
 }

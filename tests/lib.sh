@@ -51,7 +51,7 @@ PY
 # PER_RANK_ERRORS=1, e.g. the watchdog), and no record written.
 expect_exit() {
   name=$1 code=$2 secs=$3 np=$4; shift 4
-  rec="$TMPDIR_T/bad.$$.jsonl"; rm -f "$rec"
+  rec="$TMPDIR_T/bad.$$.${BAD_TAG:-0}.jsonl"; rm -f "$rec"
   start=$(date +%s)
   bin=$1; shift  # the record path first, so a --json in the case wins
   LIMIT=$((secs + 20)) mpi "$np" "$bin" --json "$rec" "$@"

@@ -1,18 +1,38 @@
 # tests/reliability.sh: the bad-input matrix, a killed rank, signals to the
 # job, and a hung rank, for every app that is built (sourced by run-tests).
 : > "$TMPDIR_T/empty.dat"
+# Four workers take cases in turn (a case is mostly launcher start-up and
+# waiting, little CPU); each keeps its own output and counts, merged in order
+# afterwards.
+BAD_WORKERS=4
+bad_worker() { # WORKER-INDEX WORKERS
+  local idx=0 me=$1 of=$2  # runs in a subshell: the counters here are its own
+  PASSED=0 FAILED=0 OUT_FILE="$TMPDIR_T/bad-out.$me"
+  while read -r bin code rest; do
+    case "$bin" in ''|'#'*) continue ;; esac
+    [ -x "$bin" ] || continue
+    idx=$((idx + 1))
+    [ $((idx % of)) -eq "$me" ] || continue
+    np=2
+    case "$code" in np=*) np=${code#np=}; code=${rest%% *}; rest=${rest#* } ;; esac
+    args=$(printf '%s' "$rest" | sed "s|@T|$TMPDIR_T|g")
+    args=$(python3 tests/deck_mutate.py "$TMPDIR_T" "$args")
+    eval "set -- $args"
+    BAD_TAG=$me expect_exit "bad input: $bin $rest" "$code" 10 "$np" "$bin" "$@"
+  done < tests/bad_inputs.txt
+  echo "$PASSED $FAILED" > "$TMPDIR_T/bad-count.$me"
+}
+for me in $(seq 0 $((BAD_WORKERS - 1))); do
+  (bad_worker "$me" "$BAD_WORKERS") > "$TMPDIR_T/bad-log.$me" &
+done
+wait
 n_bad=0
-while read -r bin code rest; do
-  case "$bin" in ''|'#'*) continue ;; esac
-  [ -x "$bin" ] || continue
-  np=2
-  case "$code" in np=*) np=${code#np=}; code=${rest%% *}; rest=${rest#* } ;; esac
-  args=$(printf '%s' "$rest" | sed "s|@T|$TMPDIR_T|g")
-  eval "set -- $args"
-  expect_exit "bad input: $bin $rest" "$code" 10 "$np" "$bin" "$@"
-  if ls core* >/dev/null 2>&1; then not_ok "bad input left a core dump: $bin $rest"; rm -f core*; fi
-  n_bad=$((n_bad + 1))
-done < tests/bad_inputs.txt
+for me in $(seq 0 $((BAD_WORKERS - 1))); do
+  cat "$TMPDIR_T/bad-log.$me"
+  read -r p f < "$TMPDIR_T/bad-count.$me"
+  PASSED=$((PASSED + p)); FAILED=$((FAILED + f)); n_bad=$((n_bad + p + f))
+done
+if ls core* >/dev/null 2>&1; then not_ok "bad inputs left a core dump"; rm -f core*; fi
 echo "# $n_bad bad inputs tried"
 
 # kill -9 of one rank in the middle of a run: the job ends within 30 s,
