@@ -45,8 +45,8 @@ void wx_acoustic_prepare(Weather *w) {
 }
 
 /* Columns solved together: the two recurrences of the tridiagonal solve are
- * latency-bound in one column; four independent columns side by side fill
- * a vector of doubles and the pipelines. */
+ * latency-bound in one column; four independent columns side by side keep
+ * four dependency chains in flight. */
 #define WX_LANES 4
 
 typedef struct {
@@ -101,7 +101,7 @@ static void column_update(int nz, double a, const double *restrict th0f, const d
 /* Columns (i, j0) .. (i, j0 + nj - 1), nj <= WX_LANES: the horizontal
  * divergence with the new U and V, then W at faces 1..nz-1 from the
  * tridiagonal system (forward elimination, back substitution), then rho',
- * Theta' and the linear pressure. Work arrays are [k][lane]. */
+ * Theta' and the linear pressure. Work arrays: [lane][k], nz + 1 per lane. */
 static inline void columns(Weather *w, const SmallStep *st, int i, int j0, const int nj,
                            double *restrict rhat, double *restrict that, double *restrict y) {
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
