@@ -8,6 +8,13 @@ enum { PH_PANEL, PH_BCAST, PH_SWAP, PH_UPDATE, PH_SOLVE, PH_CHECK, PH_COUNT };
 enum { BCAST_RING, BCAST_BINOMIAL };
 
 #define HPL_MAX_LIST 20
+/* Largest N and grid side accepted (command line and HPL.dat alike): N so that
+ * global indices and N*N stay far inside 64 bits, P and Q so that they fit an
+ * int with room for P*Q. */
+#define HPL_MAX_N 10000000LL
+#define HPL_MAX_GRID (1LL << 20)
+/* BCAST values 0-5 of HPL.dat map to these many variants (ring, binomial). */
+#define HPL_BCAST_VARIANTS 2
 /* HPL's acceptance threshold for the scaled residual. */
 #define HPL_THRESHOLD 16.0
 
@@ -23,7 +30,7 @@ typedef struct {
   const char *dat_path, *bcast_name;
   double mem_fraction, threshold;
   /* the cases to run: every combination, as HPL does */
-  HplCase cases[HPL_MAX_LIST * HPL_MAX_LIST * HPL_MAX_LIST * 2];
+  HplCase cases[HPL_MAX_LIST * HPL_MAX_LIST * HPL_MAX_LIST * HPL_BCAST_VARIANTS];
   int n_cases;
 } HplConfig;
 

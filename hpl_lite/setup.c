@@ -4,6 +4,7 @@
 
 #include <cblas.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,10 +49,14 @@ int hpl_read_dat(const char *path, HplConfig *cfg, char *err, size_t err_len, ch
   long long n_ns = 0, n_nbs = 0, n_grids = 0, n_bc = 0, n_dep = 0, pmap = 0, v[HPL_MAX_LIST];
   double threshold = HPL_THRESHOLD;
   /* list lines: (count line, values line, destination) in file order */
-  struct { int count_line; long long *dest; long long *count; long long lo; const char *what; } lists[] = {
-      {5, ns, &n_ns, 1, "Ns"},         {7, nbs, &n_nbs, 1, "NBs"},
-      {10, ps, &n_grids, 1, "Ps"},     {22, bcasts, &n_bc, 0, "BCASTs"},
-      {24, depths, &n_dep, 0, "DEPTHs"},
+  struct {
+    int count_line;
+    long long *dest, *count, lo, hi;
+    const char *what;
+  } lists[] = {
+      {5, ns, &n_ns, 1, HPL_MAX_N, "Ns"},          {7, nbs, &n_nbs, 1, HPL_MAX_NB, "NBs"},
+      {10, ps, &n_grids, 1, HPL_MAX_GRID, "Ps"}, {22, bcasts, &n_bc, 0, 5, "BCASTs"},
+      {24, depths, &n_dep, 0, INT_MAX, "DEPTHs"},
   };
   int li = 0, rc = FB_EXIT_USAGE;
   notes[0] = '\0';
@@ -68,9 +73,9 @@ int hpl_read_dat(const char *path, HplConfig *cfg, char *err, size_t err_len, ch
         goto out;
       }
       for (long long i = 0; i < n; i++)
-        if (lists[li].dest[i] < lists[li].lo) {
-          snprintf(err, err_len, "%s:%d: %s value %lld is below %lld", path, line,
-                   lists[li].what, lists[li].dest[i], lists[li].lo);
+        if (lists[li].dest[i] < lists[li].lo || lists[li].dest[i] > lists[li].hi) {
+          snprintf(err, err_len, "%s:%d: %s value %lld is outside %lld to %lld", path, line,
+                   lists[li].what, lists[li].dest[i], lists[li].lo, lists[li].hi);
           goto out;
         }
       *lists[li].count = n;
@@ -80,8 +85,9 @@ int hpl_read_dat(const char *path, HplConfig *cfg, char *err, size_t err_len, ch
           goto out;
         }
         for (long long i = 0; i < n; i++)
-          if (qs[i] < 1) {
-            snprintf(err, err_len, "%s:%d: Q value %lld is below 1", path, line, qs[i]);
+          if (qs[i] < 1 || qs[i] > HPL_MAX_GRID) {
+            snprintf(err, err_len, "%s:%d: Q value %lld is outside 1 to %lld", path, line, qs[i],
+                     HPL_MAX_GRID);
             goto out;
           }
       }
@@ -109,24 +115,22 @@ int hpl_read_dat(const char *path, HplConfig *cfg, char *err, size_t err_len, ch
     snprintf(err, err_len, "%s:%d: file ends before the %s lines", path, line + 1, lists[li].what);
     goto out;
   }
-  for (long long i = 0; i < n_nbs; i++)
-    if (nbs[i] > HPL_MAX_NB) {
-      snprintf(err, err_len, "%s:8: NB %lld is above the %d hpl_lite supports", path, nbs[i],
-               HPL_MAX_NB);
-      goto out;
-    }
   cfg->threshold = threshold;
   cfg->n_cases = 0;
   for (long long a = 0; a < n_ns; a++)
     for (long long b = 0; b < n_nbs; b++)
       for (long long g = 0; g < n_grids; g++)
-        for (long long k = 0; k < n_bc; k++) {
+        for (int variant = 0; variant < HPL_BCAST_VARIANTS; variant++) {
+          int asked = 0; /* run each variant once, whichever BCAST values name it */
+          for (long long k = 0; k < n_bc; k++)
+            asked |= (bcasts[k] >= 4 ? BCAST_BINOMIAL : BCAST_RING) == variant;
+          if (!asked) continue;
           HplCase *c = &cfg->cases[cfg->n_cases++];
           c->n = ns[a];
           c->nb = nbs[b];
           c->p = (int)ps[g];
           c->q = (int)qs[g];
-          c->bcast = bcasts[k] >= 4 ? BCAST_BINOMIAL : BCAST_RING;
+          c->bcast = variant;
         }
   snprintf(notes, notes_len,
            "%s: read Ns, NBs, Ps x Qs, threshold and BCASTs (0-3: increasing ring, 4-5: "
@@ -154,10 +158,10 @@ void hpl_parse(FbContext *ctx, HplConfig *cfg, int argc, char **argv) {
   cfg->seed = 42;
   cfg->bcast_name = "ring";
   cfg->threshold = HPL_THRESHOLD;
-  fb_option_int(ctx, "n", 'N', &cfg->n_opt, 1, 10000000, "N", "order of the system (default 2000)");
+  fb_option_int(ctx, "n", 'N', &cfg->n_opt, 1, HPL_MAX_N, "N", "order of the system (default 2000)");
   fb_option_int(ctx, "nb", 'b', &cfg->nb_opt, 1, HPL_MAX_NB, "NB", "block size");
-  fb_option_int(ctx, "p", 'P', &cfg->p_opt, 1, 1 << 20, "P", "process rows (default: P <= Q, near square)");
-  fb_option_int(ctx, "q", 'Q', &cfg->q_opt, 1, 1 << 20, "Q", "process columns");
+  fb_option_int(ctx, "p", 'P', &cfg->p_opt, 1, HPL_MAX_GRID, "P", "process rows (default: P <= Q, near square)");
+  fb_option_int(ctx, "q", 'Q', &cfg->q_opt, 1, HPL_MAX_GRID, "Q", "process columns");
   fb_option_string(ctx, "bcast", 0, &cfg->bcast_name, "ring|binomial",
                    "panel broadcast along process rows: increasing ring or binomial tree");
   fb_option_string(ctx, "dat", 0, &cfg->dat_path, "FILE",

@@ -126,8 +126,14 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv);
 /* setup.c */
 void md_setup(FbContext *ctx, Md *md);
 void md_free(Md *md);
-int md_atoms_reserve(MdAtoms *a, int n);
 void md_sort_atoms(Md *md);
+/* data.c: the atom store and LAMMPS data files. md_read_data reads the
+ * header and box (keep = 0), or also the atoms this rank owns, their
+ * velocities and the masses (keep = 1); FB_EXIT_USAGE with err on bad input. */
+int md_atoms_reserve(MdAtoms *a, int n);
+int md_owns(const Md *md, const double x[3]);
+int md_add_atom(Md *md, long long id, int type, const double x[3], const double v[3]);
+int md_read_data(Md *md, int keep, char *err, size_t len);
 /* potential.c */
 int md_potential_init(Md *md, char *err, size_t len);
 void md_potential_free(MdPotential *p);

@@ -1,5 +1,7 @@
 # tests/fuzz.sh: a short bounded run of each parser fuzzer (libFuzzer with
-# AddressSanitizer and UBSan): no crash, no hang, no sanitizer report.
+# AddressSanitizer and UBSan): no crash, no hang, no sanitizer report. The
+# corpus (seeds and every input that once failed) is replayed first; the
+# mutations then follow a fixed seed, so a failure here recurs on rerun.
 # Skipped, with the reason, where clang's fuzzer runtime is missing.
 if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
   echo "# fuzzers skipped: no clang (run/install-deps installs it)"
@@ -11,7 +13,7 @@ else
     corpus="$TMPDIR_T/corpus-$name"
     mkdir -p "$corpus"
     cp "tests/fuzz/corpus/${name#fuzz_}/"* "$corpus/" 2>/dev/null
-    if timeout -k 5 $((FUZZ_SECONDS + 60)) "$f" -max_total_time="${FUZZ_SECONDS:=10}" -timeout=5 \
+    if timeout -k 5 $((FUZZ_SECONDS + 60)) "$f" -seed=1 -max_total_time="${FUZZ_SECONDS:=10}" -timeout=5 \
          -rss_limit_mb=2048 "$corpus" >"$OUT_FILE" 2>&1; then
       ok "$name: $(grep -o 'Done [0-9]* runs' "$OUT_FILE" | tail -n 1) in ${FUZZ_SECONDS}s, no crash"
     else

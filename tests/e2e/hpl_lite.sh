@@ -39,6 +39,15 @@ check "hpl --dat HPL.dat runs every combination (2 N x 2 NB x 2 grids): 8 PASS r
   [ $rc -eq 0 -a "$(json "$REC" 'len(lines) == 8 and all(json.loads(l)["validation"]["status"] == "PASS" for l in lines)')" = true ]
 check "hpl --dat notes the lines it does not use" grep -q 'read and not used' "$OUT_FILE"
 
+# BCASTs 0 2 4: two name the increasing ring, one the binomial tree; each
+# variant runs once per N, NB and grid, as its own case
+rm -f "$REC"
+sed -e '5s/^2 /1 /' -e '7s/^2 /1 /' -e '10s/^2 /1 /' -e '22s/^1 /3 /' -e '23s/^1 /0 2 4 /' \
+  inputs/hpl/HPL.dat > "$TMPDIR_T/bcast.dat"
+mpi 2 $HPL --dat "$TMPDIR_T/bcast.dat" --json "$REC"
+check "hpl --dat with BCASTs 0 2 4 runs the ring and the binomial broadcast once each" \
+  [ "$(json "$REC" 'sorted(json.loads(l)["params"]["bcast_used"] for l in lines) == ["binomial", "increasing ring"]')" = true ]
+
 rm -f "$REC"
 FABRICBENCH_TEST_HOOK=hpl_corrupt mpi 2 $HPL -N 203 -b 16 --json "$REC"
 rc=$?
@@ -58,7 +67,10 @@ bad_dat() { # NAME LINE-EDIT NEEDLE
 bad_dat "with a word for Ns" '6s/.*/abc Ns/' 'bad.dat:6: expected 2 Ns'
 bad_dat "with 0 NBs" '7s/^2 /0 /' 'bad.dat:7: the number of NBs must be 1 to 20'
 bad_dat "truncated" '15,$d' 'bad.dat:15: file ends before the BCASTs lines'
-bad_dat "with a negative N" '6s/150/-150/' 'bad.dat:6: Ns value -150 is below 1'
+bad_dat "with a negative N" '6s/150/-150/' 'bad.dat:6: Ns value -150 is outside 1 to 10000000'
+bad_dat "with a P past an int" '11s/^1 /3000000000 /' 'bad.dat:11: Ps value 3000000000 is outside 1 to 1048576'
+bad_dat "with a Q past an int" '12s/^2 /-2147483649 /' 'bad.dat:12: Q value -2147483649 is outside 1 to 1048576'
+bad_dat "with BCAST 9" '23s/^1 /9 /' 'bad.dat:23: BCASTs value 9 is outside 0 to 5'
 
 rm -f "$REC"
 mpi 2 $HPL --mem-fraction 0.0002 -b 32 --json "$REC"

@@ -15,6 +15,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   char err[FB_MSG_LEN] = "", notes[FB_MSG_LEN];
   int rc = hpl_read_dat(path, &cfg, err, sizeof err, notes, sizeof notes);
   unlink(path);
+  if (getenv("FUZZ_SHOW")) fprintf(stderr, "rc %d: %s\n", rc, err); /* reading an artifact */
   if (rc == 0) {
     if (cfg.n_cases < 1 || cfg.n_cases > (int)(sizeof cfg.cases / sizeof cfg.cases[0])) abort();
     for (int i = 0; i < cfg.n_cases; i++)

@@ -1,0 +1,47 @@
+/* fuzz_eam.c: libFuzzer harness for md_shear's EAM potential reader. The
+ * first byte picks the format (even: funcfl, pair_style eam; odd: setfl,
+ * eam/alloy) and the number of atom types; the rest is the file. */
+#include "../../md_shear/md.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz_file.h"
+
+/* What a successful read promises: a usable grid and, for every type, an
+ * element with its three tables and a positive mass. */
+static void check_tables(const Md *md) {
+  const MdPotential *p = &md->pot;
+  if (p->nelements < 1 || p->nelements > MD_MAX_TYPES || p->nrho < 5 || p->nr < 5 ||
+      !(p->drho > 0) || !(p->dr > 0) || !(p->cut > 0) || !(p->cutsq > 0))
+    abort();
+  for (int t = 0; t < md->ntypes; t++) {
+    int e = p->elem_of_type[t];
+    if (e < 0 || e >= p->nelements || !p->frho[e] || !p->rhor[e] || !(md->mass[t] > 0)) abort();
+    for (int u = 0; u < md->ntypes; u++)
+      if (!p->z2r[e][p->elem_of_type[u]]) abort();
+  }
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
+  if (size < 1) return 0;
+  char path[64];
+  if (fuzz_write_file("eam", data + 1, size - 1, path, sizeof path)) return 0;
+  static Md md;
+  memset(&md, 0, sizeof md);
+  snprintf(md.pot_file, sizeof md.pot_file, "%s", path);
+  snprintf(md.deck_path, sizeof md.deck_path, "fuzz.ini");
+  snprintf(md.pair_style, sizeof md.pair_style, "%s", data[0] & 1 ? "eam/alloy" : "eam");
+  md.ntypes = 1 + (data[0] >> 1) % MD_MAX_TYPES;
+  md.pot.kind = POT_EAM;
+  char err[FB_MSG_LEN] = "";
+  int rc = md_potential_init(&md, err, sizeof err);
+  unlink(path);
+  if (getenv("FUZZ_SHOW")) fprintf(stderr, "rc %d: %s\n", rc, err); /* reading an artifact */
+  if (rc == 0) check_tables(&md);
+  else if (!err[0]) abort();
+  md_potential_free(&md.pot);
+  return 0;
+}

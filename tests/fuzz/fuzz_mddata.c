@@ -1,0 +1,54 @@
+/* fuzz_mddata.c: libFuzzer harness for md_shear's LAMMPS data-file reader,
+ * as one rank owning the whole box reads it: header pass, then atoms. */
+#include "../../md_shear/md.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz_file.h"
+
+static void free_atoms(MdAtoms *a) {
+  free(a->x); free(a->v); free(a->f); free(a->x_built); free(a->rho); free(a->fp);
+  free(a->id); free(a->type); free(a->group);
+}
+
+/* What a successful read promises: every atom once, inside the box, with a
+ * known type and a mass for it. */
+static void check_atoms(const Md *md) {
+  if (md->atoms.n_local != md->natoms || md->ntypes < 1 || md->ntypes > MD_MAX_TYPES) abort();
+  char *seen = calloc((size_t)md->natoms + 1, 1);
+  for (int i = 0; i < md->atoms.n_local; i++) {
+    long long id = md->atoms.id[i];
+    if (id < 1 || id > md->natoms || seen[id]) abort();
+    seen[id] = 1;
+    if (md->atoms.type[i] < 0 || md->atoms.type[i] >= md->ntypes) abort();
+    for (int d = 0; d < 3; d++)
+      if (!(md->atoms.x[i][d] >= md->boxlo[d] && md->atoms.x[i][d] <= md->boxhi[d])) abort();
+  }
+  for (int t = 0; t < md->ntypes; t++)
+    if (!(md->mass[t] > 0.0)) abort();
+  free(seen);
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
+  char path[64];
+  if (fuzz_write_file("mddata", data, size, path, sizeof path)) return 0;
+  static Md md;
+  memset(&md, 0, sizeof md);
+  snprintf(md.data_file, sizeof md.data_file, "%s", path);
+  md.periodic[0] = md.periodic[1] = 1; /* the shear layout: z bounded */
+  for (int d = 0; d < 3; d++) md.decomp.dims[d] = 1;
+  md.pot.kind = POT_LJ;
+  char err[FB_MSG_LEN] = "";
+  int rc = md_read_data(&md, 0, err, sizeof err);
+  if (rc == 0) rc = md_read_data(&md, 1, err, sizeof err);
+  unlink(path);
+  if (getenv("FUZZ_SHOW")) fprintf(stderr, "rc %d: %s\n", rc, err); /* reading an artifact */
+  if (rc == 0) check_atoms(&md);
+  else if (!err[0]) abort();
+  free_atoms(&md.atoms);
+  return 0;
+}
