@@ -88,13 +88,14 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
       const double lj3 = single_type ? p->lj3[0][0] : p->lj3[ti][tj], lj4 = single_type ? p->lj4[0][0] : p->lj4[ti][tj];
       const double off = single_type ? p->offset[0][0] : p->offset[ti][tj];
       const double r2inv = 1.0 / rsq, r6inv = r2inv * r2inv * r2inv;
-      /* no branch on the cutoff (a third of the list lies in the skin):
-       * pairs beyond it contribute exact zeros */
-      const int inside = rsq < cutsq;
-      const double fpair = inside ? r6inv * (lj1 * r6inv - lj2) * r2inv : 0.0;
+      /* no branch on the cutoff (a third of the list lies in the skin, so
+       * it would mispredict often, and GCC turns a ?: into one): pairs
+       * beyond it are multiplied by 0 */
+      const double inside = (double)(rsq < cutsq);
+      const double fpair = r6inv * (lj1 * r6inv - lj2) * r2inv * inside;
       pair_force(f, j, dx, dy, dz, fpair, fi);
       if (sums) {
-        energy += inside ? r6inv * (lj3 * r6inv - lj4) - off : 0.0;
+        energy += (r6inv * (lj3 * r6inv - lj4) - off) * inside;
         virial += rsq * fpair;
         min_rsq = rsq < min_rsq ? rsq : min_rsq;
       }

@@ -16,16 +16,14 @@
  * nearest point is within the cutoff (LAMMPS's default binning). */
 #define BINS_PER_CUTOFF 2
 
+/* Rows are tested in blocks of this many slots (one AVX2 vector of
+ * doubles, list_row); the per-axis arrays carry this many padding slots past the
+ * last atom, far away, so a block may run past the row's end. */
+#define ROW_BLOCK 4
+
 static int bin_coord(const MdNeighbor *nb, int d, double x) {
   int c = (int)floor((x - nb->bin_lo[d]) / nb->bin_size[d]);
   return c < 0 ? 0 : c >= nb->nbins[d] ? nb->nbins[d] - 1 : c;
-}
-
-/* True when j is above atom i in (z, y, x) order (0 for equal positions). */
-static inline int above(const double xi[3], const double xj[3]) {
-  if (xj[2] != xi[2]) return xj[2] > xi[2];
-  if (xj[1] != xi[1]) return xj[1] > xi[1];
-  return xj[0] > xi[0];
 }
 
 static int grow(int **p, int *cap, int need) {
@@ -41,7 +39,7 @@ static int grow(int **p, int *cap, int need) {
 
 /* Per-build work arrays, kept between builds. */
 static int *bin_start, *bin_atoms, *atom_bin, *stencil;
-static double (*bin_x)[3];
+static double *bin_x[3]; /* positions in bin order, one array per axis */
 static int bin_cap, atom_cap, n_stencil;
 #define MD_MAX_THREADS 256
 static int *thread_pairs[MD_MAX_THREADS], thread_cap[MD_MAX_THREADS], thread_count[MD_MAX_THREADS];
@@ -67,35 +65,98 @@ static int setup_bins(Md *md, int nall) {
     bin_cap = bin_start ? total + 1 : 0;
   }
   if (nall > atom_cap) {
-    free(bin_atoms); free(atom_bin); free(bin_x);
-    bin_atoms = malloc((size_t)nall * sizeof *bin_atoms);
+    free(bin_atoms); free(atom_bin);
+    bin_atoms = malloc((size_t)(nall + ROW_BLOCK) * sizeof *bin_atoms);
     atom_bin = malloc((size_t)nall * sizeof *atom_bin);
-    bin_x = malloc((size_t)nall * sizeof *bin_x);
-    atom_cap = bin_atoms && atom_bin && bin_x ? nall : 0;
+    int ok = bin_atoms && atom_bin;
+    for (int d = 0; d < 3; d++) {
+      free(bin_x[d]);
+      bin_x[d] = malloc((size_t)(nall + ROW_BLOCK) * sizeof *bin_x[d]);
+      ok = ok && bin_x[d];
+    }
+    atom_cap = ok ? nall : 0;
   }
-  /* stencil: bin offsets whose closest approach is under the cutoff */
+  for (int k = nall; atom_cap && k < nall + ROW_BLOCK; k++) { /* padding: never a neighbour */
+    bin_atoms[k] = 0;
+    for (int d = 0; d < 3; d++) bin_x[d][k] = INFINITY;
+  }
+  /* stencil: bin offsets whose closest approach is under the cutoff, as
+   * rows: for each (x, y) offset the z offsets 0..kmax (bins below hold no
+   * atom above i; the gap grows with k, so the row is contiguous), which are
+   * consecutive bins in memory */
   int reach[3];
   for (int d = 0; d < 3; d++) reach[d] = (int)ceil(md->cutghost / nb->bin_size[d]);
   free(stencil);
-  stencil = malloc((size_t)(2 * reach[0] + 1) * (2 * reach[1] + 1) * (2 * reach[2] + 1) * 3 * sizeof *stencil);
-  if (!bin_start || !bin_atoms || !atom_bin || !bin_x || !stencil) return FB_EXIT_RUNTIME;
+  stencil = malloc((size_t)(2 * reach[0] + 1) * (2 * reach[1] + 1) * 3 * sizeof *stencil);
+  if (!bin_start || !bin_atoms || !atom_bin || !bin_x[0] || !bin_x[1] || !bin_x[2] || !stencil)
+    return FB_EXIT_RUNTIME;
   n_stencil = 0;
   for (int i = -reach[0]; i <= reach[0]; i++)
-    for (int j = -reach[1]; j <= reach[1]; j++)
-      for (int k = 0; k <= reach[2]; k++) { /* bins below hold no atom above i */
+    for (int j = -reach[1]; j <= reach[1]; j++) {
+      int kmax = -1;
+      for (int k = 0; k <= reach[2]; k++) {
         int o[3] = {i, j, k};
         double dsq = 0.0;
         for (int d = 0; d < 3; d++) {
           int gap = abs(o[d]) > 0 ? abs(o[d]) - 1 : 0;
           dsq += (gap * nb->bin_size[d]) * (gap * nb->bin_size[d]);
         }
-        if (dsq >= md->cutghost * md->cutghost) continue;
-        memcpy(stencil + 3 * n_stencil++, o, sizeof o);
+        if (dsq < md->cutghost * md->cutghost) kmax = k;
       }
+      if (kmax < 0) continue;
+      int *row = stencil + 3 * n_stencil++;
+      row[0] = i; row[1] = j; row[2] = kmax;
+    }
   return 0;
 }
 
-/* Lists atoms lo..hi-1 into *pairs (first[] relative to it). */
+/* Four doubles and four 64-bit masks (GCC/Clang vector extensions: the
+ * compiler emits AVX2, or pairs of SSE2 operations without it). */
+typedef double V4d __attribute__((vector_size(ROW_BLOCK * sizeof(double))));
+typedef long long V4l __attribute__((vector_size(ROW_BLOCK * sizeof(long long))));
+
+/* For each 4-bit mask of kept lanes: the kept lanes in order, and how many. */
+static const unsigned char kept_lanes[16][ROW_BLOCK] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
+    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+static const unsigned char kept_count[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+/* Appends to out[count..] the neighbours of atom i at (xi, yi, zi) among
+ * the slots s0..s1-1 of one stencil row: atoms above i in (z, y, x) order
+ * and within the cutoff. Returns the new count. Four slots at a time with
+ * vector compares and no branch per candidate (a third pass, so a branch
+ * would mispredict often): all four indices are written and the count
+ * moves on by the kept ones. Equal positions (overlapping owned atoms,
+ * rsq = 0) go by index, so the overlap check still sees them: a rare,
+ * separate path. out needs room for ROW_BLOCK past the row. */
+static int list_row(int i, double xi, double yi, double zi, int s0, int s1, double cutsq, int nlocal,
+                    int *restrict out, int count) {
+  const double *restrict x = bin_x[0], *restrict y = bin_x[1], *restrict z = bin_x[2];
+  const int *restrict atom = bin_atoms;
+  for (int b = s0; b < s1; b += ROW_BLOCK) {
+    V4d xj, yj, zj; /* unaligned loads (no vector passed or returned: same ABI with or without AVX) */
+    memcpy(&xj, x + b, sizeof xj);
+    memcpy(&yj, y + b, sizeof yj);
+    memcpy(&zj, z + b, sizeof zj);
+    const V4d dx = xi - xj, dy = yi - yj, dz = zi - zj;
+    const V4d rsq = dx * dx + dy * dy + dz * dz;
+    const V4l up = (zj > zi) | ((zj == zi) & ((yj > yi) | ((yj == yi) & (xj > xi))));
+    const V4l in = (rsq < cutsq) & up;
+    const V4l touching = rsq == 0.0;
+    int mask = (int)((in[0] & 1) | (in[1] & 2) | (in[2] & 4) | (in[3] & 8));
+    if (touching[0] | touching[1] | touching[2] | touching[3])
+      for (int l = 0; l < ROW_BLOCK; l++)
+        if (dx[l] == 0 && dy[l] == 0 && dz[l] == 0 && atom[b + l] > i && atom[b + l] < nlocal) mask |= 1 << l;
+    if (s1 - b < ROW_BLOCK) mask &= (1 << (s1 - b)) - 1; /* the block runs past the row */
+    for (int l = 0; l < ROW_BLOCK; l++) out[count + l] = atom[b + kept_lanes[mask][l]];
+    count += kept_count[mask];
+  }
+  return count;
+}
+
+/* Lists atoms lo..hi-1 into *pairs (first[] relative to it), one stencil
+ * row (a run of consecutive slots) at a time. */
 static int list_block(Md *md, int lo, int hi, int **pairs, int *cap, int *count_out, int nb0, int nb1, int nb2) {
   const MdAtoms *a = &md->atoms;
   MdNeighbor *nb = &md->neigh;
@@ -103,25 +164,18 @@ static int list_block(Md *md, int lo, int hi, int **pairs, int *cap, int *count_
   const int nlocal = a->n_local;
   int count = 0;
   for (int i = lo; i < hi; i++) {
-    const double *xi = a->x[i];
-    int b = atom_bin[i];
-    int c2 = b % nb2, c1 = (b / nb2) % nb1, c0 = b / (nb2 * nb1);
+    const double xi = a->x[i][0], yi = a->x[i][1], zi = a->x[i][2];
+    const int b = atom_bin[i];
+    const int c2 = b % nb2, c1 = (b / nb2) % nb1, c0 = b / (nb2 * nb1);
     nb->first[i] = count;
-    if (grow(pairs, cap, count + 512)) return 1;
     for (int s = 0; s < n_stencil; s++) {
-      int bx = c0 + stencil[3 * s], by = c1 + stencil[3 * s + 1], bz = c2 + stencil[3 * s + 2];
-      if (bx < 0 || bx >= nb0 || by < 0 || by >= nb1 || bz < 0 || bz >= nb2) continue;
-      int bb = (bx * nb1 + by) * nb2 + bz;
-      for (int slot = bin_start[bb], end = bin_start[bb + 1]; slot < end; slot++) {
-        const double dx = xi[0] - bin_x[slot][0], dy = xi[1] - bin_x[slot][1], dz = xi[2] - bin_x[slot][2];
-        if (dx * dx + dy * dy + dz * dz >= cutsq) continue;
-        int j = bin_atoms[slot];
-        /* equal positions (overlapping owned atoms) by index, so the
-         * overlap check still sees them */
-        if (!above(xi, bin_x[slot]) && !(dx == 0 && dy == 0 && dz == 0 && j > i && j < nlocal)) continue;
-        if (count == *cap && grow(pairs, cap, count + 512)) return 1;
-        (*pairs)[count++] = j;
-      }
+      const int bx = c0 + stencil[3 * s], by = c1 + stencil[3 * s + 1];
+      if (bx < 0 || bx >= nb0 || by < 0 || by >= nb1) continue;
+      const int top = c2 + stencil[3 * s + 2] < nb2 ? c2 + stencil[3 * s + 2] : nb2 - 1;
+      const int b0 = (bx * nb1 + by) * nb2;
+      const int s0 = bin_start[b0 + c2], s1 = bin_start[b0 + top + 1];
+      if (grow(pairs, cap, count + (s1 - s0) + ROW_BLOCK)) return 1;
+      count = list_row(i, xi, yi, zi, s0, s1, cutsq, nlocal, *pairs, count);
     }
     nb->len[i] = count - nb->first[i];
   }
@@ -153,7 +207,7 @@ static int build(Md *md) {
   for (int i = 0; i < nall; i++) { /* stable: each bin lists its atoms by index */
     int slot = bin_start[atom_bin[i]]++;
     bin_atoms[slot] = i;
-    memcpy(bin_x[slot], a->x[i], sizeof bin_x[slot]);
+    for (int d = 0; d < 3; d++) bin_x[d][slot] = a->x[i][d];
   }
   for (int b = nb->nbins_total; b > 0; b--) bin_start[b] = bin_start[b - 1];
   bin_start[0] = 0;
@@ -214,9 +268,9 @@ void md_neighbor_free(MdNeighbor *n) {
   free(n->first);
   free(n->len);
   free(n->pairs);
-  free(bin_start); free(bin_atoms); free(atom_bin); free(bin_x); free(stencil);
+  free(bin_start); free(bin_atoms); free(atom_bin); free(stencil);
+  for (int d = 0; d < 3; d++) { free(bin_x[d]); bin_x[d] = NULL; }
   for (int t = 0; t < MD_MAX_THREADS; t++) { free(thread_pairs[t]); thread_pairs[t] = NULL; thread_cap[t] = 0; }
   bin_start = bin_atoms = atom_bin = stencil = NULL;
-  bin_x = NULL;
   bin_cap = atom_cap = 0;
 }
