@@ -3,13 +3,17 @@
 # first comparison. See config.mk for the variables you can override.
 include config.mk
 
-BUILD := build
+# BUILD holds objects, BINDIR the binaries (the app folders by default; the
+# memcheck tree, tests/memcheck, puts both under build/memcheck).
+BUILD ?= build
+BINDIR ?= .
 # app folder : binary name
 APPS := himeno:bmt stream:stream pingpong:pingpong hpl_lite:hpl halo_weather:weather md_shear:md
 app_dir = $(word 1,$(subst :, ,$(1)))
 app_bin = $(word 2,$(subst :, ,$(1)))
 PRESENT := $(foreach a,$(APPS),$(if $(wildcard $(call app_dir,$(a))/main.c),$(a)))
-BINS := $(foreach a,$(PRESENT),$(call app_dir,$(a))/$(call app_bin,$(a)))
+bin_path = $(if $(filter .,$(BINDIR)),,$(BINDIR)/)$(call app_dir,$(1))/$(call app_bin,$(1))
+BINS := $(foreach a,$(PRESENT),$(call bin_path,$(a)))
 
 ALL_CFLAGS = $(CFLAGS) $(WARN_FLAGS) $(MPI_WARN_FLAGS) $(OPENMP_FLAGS) $(SAN_FLAGS) -I common -I $(BUILD) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(OPENMP_FLAGS) $(SAN_FLAGS)
@@ -19,7 +23,7 @@ COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libfabricbench.a
 COMMON_LIBS = $(INIH_LIBS) -lm -lpthread
 
-.PHONY: all check clean quickstart memcheck fuzzers print-cflags FORCE
+.PHONY: all check clean quickstart memcheck fuzzers print-cflags print-arch-flags print-mpicc FORCE
 all: $(BINS)
 
 # Build info (compiler, flags, git revision, version) generated at build time;
@@ -48,7 +52,8 @@ $(LIB): $(COMMON_OBJ)
 # Per-app extra libraries come from APP/app.mk (e.g. OpenBLAS, NetCDF).
 -include $(wildcard */app.mk)
 define app_rule
-$(call app_dir,$(1))/$(call app_bin,$(1)): $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(call app_dir,$(1))/*.c)) $(LIB)
+$(call bin_path,$(1)): $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(call app_dir,$(1))/*.c)) $(LIB)
+	@mkdir -p $$(dir $$@)
 	$$(MPICC) $$(ALL_LDFLAGS) $$^ $$(LIBS_$(call app_dir,$(1))) $$(COMMON_LIBS) -o $$@
 endef
 $(foreach a,$(PRESENT),$(eval $(call app_rule,$(a))))
@@ -89,13 +94,19 @@ check: all $(UNIT_BINS)
 quickstart:
 	run/quickstart
 
-memcheck: all
-	MPIRUN="$(MPIRUN)" tests/memcheck
+# valgrind runs its own build (build/memcheck), with the widest -march that
+# valgrind can execute on this host, found by probing (tests/memcheck).
+memcheck:
+	MPIRUN="$(MPIRUN)" MAKE="$(MAKE)" MPI="$(MPI)" tests/memcheck
 
 clean:
 	rm -rf $(BUILD) $(BINS)
 
 print-cflags:  # for run/ scripts that build a peer with the same flags
 	@echo $(CFLAGS)
+print-arch-flags:  # for tests/memcheck's probe
+	@echo $(ARCH_FLAGS)
+print-mpicc:
+	@echo $(MPICC)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -250,11 +250,17 @@ class Emulation:
 
     def __enter__(self):
         if self.netns:
-            code = subprocess.call([self.emu, "up", "--hosts", str(self.nodes), "--slots",
-                                    str(self.rpn), "--profile", self.profile])
-            if code != 0:
+            up = subprocess.run([self.emu, "up", "--hosts", str(self.nodes), "--slots",
+                                 str(self.rpn), "--profile", self.profile],
+                                capture_output=True, text=True)
+            sys.stdout.write(up.stdout)
+            if up.returncode != 0:
+                # fabric-emu checked the namespaces and said why they cannot be used
+                # (a chroot, a container, no bridge or tc): fall back to the injector.
                 self.netns = False
-                self.why = "network namespaces could not be made"
+                lines = [x for x in up.stderr.splitlines() if x.strip()]
+                reason = lines[-1] if lines else "fabric-emu up failed (exit %d)" % up.returncode
+                self.why = reason.replace("fabric-emu: error: ", "")
             else:
                 with open("/run/fabricbench-emu/config") as f:
                     self.netem = "netem=1" in f.read()

@@ -4,7 +4,7 @@
 # mutations then follow a fixed seed, so a failure here recurs on rerun.
 # Skipped, with the reason, where clang's fuzzer runtime is missing.
 if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
-  echo "# fuzzers skipped: no clang (run/install-deps installs it)"
+  skip "fuzzers" "no clang (run/install-deps installs it)"
 elif ! ${FUZZ_BUILD:-make -s fuzzers} >"$OUT_FILE" 2>&1; then
   not_ok "fuzzers build" "$(tail -n 20 "$OUT_FILE")"
 else

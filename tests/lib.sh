@@ -3,6 +3,7 @@
 
 PASSED=0
 FAILED=0
+SKIPPED=0
 MPIRUN=${MPIRUN:-mpirun}
 export FB_LAUNCHER="$MPIRUN -np {np}"  # the run/ tools launch with the same MPI
 # Open MPI: allow root and more ranks than cores; ignored by MPICH.
@@ -19,6 +20,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 
 ok() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
 not_ok() { FAILED=$((FAILED + 1)); echo "not ok - $1"; [ -n "${2:-}" ] && echo "$2" | sed 's/^/    # /' | head -n 15; return 0; }
+# skip NAME REASON: a test this host cannot run, counted as skipped (never as passed)
+skip() { SKIPPED=$((SKIPPED + 1)); echo "skip - $1: $2"; }
 check() { # check NAME CONDITION-COMMAND...
   name=$1; shift
   if "$@"; then ok "$name"; else not_ok "$name"; fi

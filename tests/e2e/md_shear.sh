@@ -198,7 +198,7 @@ EOF
       python3 tests/md/lammps_agree.py "$REC" "$L/ni.forces" "$L/lmp.ni.out" "$L/forces.dump" 1e-9 1e-12
   done
 else
-  echo "# lmp not installed: the LAMMPS agreement tests are skipped (run/install-deps installs it)"
+  skip "md = LAMMPS" "lmp not installed (run/install-deps installs it)"
 fi
 
 # Options and keys that shape the system.

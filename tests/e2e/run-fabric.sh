@@ -69,19 +69,21 @@ check "predict --measured puts the measurement beside the prediction" \
 run/predict --pingpong "$TMPDIR_T/predict-app.jsonl" --record "$TMPDIR_T/predict-app.jsonl" >"$OUT_FILE" 2>&1
 check "predict refuses a non-pingpong fabric record (exit $?)" grep -q 'not pingpong' "$OUT_FILE"
 
-# The network-namespace cluster, where this machine allows it.
+# The network-namespace cluster, where this machine allows it (FB_NETNS from
+# tests/host-facts: run/fabric-emu probe).
 if ! "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
-  echo "# skipped: the namespace tests launch with Open MPI's rsh agent"
-elif [ "$(id -u)" -ne 0 ] || ! ip netns add fb-probe 2>/dev/null; then
-  echo "# skipped: network-namespace tests need root (CAP_NET_ADMIN)"
+  skip "network-namespace cluster" "it launches with Open MPI's rsh agent"
+elif [ "$(id -u)" -ne 0 ]; then
+  skip "network-namespace cluster" "needs root (CAP_NET_ADMIN)"
   $EMU up >"$OUT_FILE" 2>&1; rc=$?
   check "fabric-emu up without privilege: one line naming the injector, exit 2" \
     sh -c "[ $rc -eq 2 ] && grep -q 'inject' '$OUT_FILE'"
+elif [ "${FB_NETNS:-no}" != yes ]; then
+  skip "network-namespace cluster" "${FB_NETNS#no: }"
 else
-  ip netns del fb-probe
   $EMU up --profile 1gbe >"$OUT_FILE" 2>&1
   check "fabric-emu up: two hosts with their addresses and a 1 Gbit/s tbf" \
-    sh -c "ip -n fb-h0 -4 addr show eth0 | grep -q 10.213.0.1/24 && ip -n fb-h1 -4 addr show eth0 | grep -q 10.213.0.2/24 && ip netns exec fb-h1 tc qdisc show dev eth0 | grep -q 'tbf.*rate 1Gbit'"
+    sh -c "ip -n fb-h0 -4 addr show eth0 | grep -q 10.213.0.1/24 && ip -n fb-h1 -4 addr show eth0 | grep -q 10.213.0.2/24 && tc -n fb-h1 qdisc show dev eth0 | grep -q 'tbf.*rate 1Gbit'"
   args=$($EMU mpirun-args)
   rm -f "$REC"
   # shellcheck disable=SC2086
@@ -102,7 +104,7 @@ else
     python3 -c "g=[float(x) for x in '$gbe'.split()]; l=[float(x) for x in '$loop'.split()]; exit(not (g[0] > l[0] and 80 < g[1] <= 135 and l[1] > 200))"
   $EMU up --hosts 3 --slots 2 --rate 500 --delay 0 >"$OUT_FILE" 2>&1
   check "fabric-emu up --hosts 3 --slots 2 --rate 500: three hosts, 500 Mbit/s, two slots each" \
-    sh -c "[ \$($EMU status | grep -c '^fb-h') -eq 3 ] && ip netns exec fb-h2 tc qdisc show dev eth0 | grep -q 'rate 500Mbit' && grep -q 'h2 slots=2' /run/fabricbench-emu/hostfile"
+    sh -c "[ \$($EMU status | grep -c '^fb-h') -eq 3 ] && tc -n fb-h2 qdisc show dev eth0 | grep -q 'rate 500Mbit' && grep -q 'h2 slots=2' /run/fabricbench-emu/hostfile"
   $EMU down
   check "fabric-emu down leaves no namespace, veth or bridge" \
     sh -c "! ip netns list | grep -q '^fb-' && ! ip link | grep -qE 'fb-(v|br)' && [ ! -e /run/fabricbench-emu ]"
