@@ -78,7 +78,7 @@ FUZZ_SECONDS ?= 10
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fopenmp -std=c11 -D_GNU_SOURCE \
              -I common -I $(BUILD) $(INIH_CFLAGS)
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_EXTRA_fuzz_hpldat = hpl_lite/setup.c hpl_lite/matrix.c $(OPENBLAS_CFLAGS) $(OPENBLAS_LIBS)
+FUZZ_EXTRA_fuzz_hpldat = hpl_lite/setup.c hpl_lite/matrix.c hpl_lite/hpl_comm.c $(OPENBLAS_CFLAGS) $(OPENBLAS_LIBS)
 FUZZ_EXTRA_fuzz_mddata = md_shear/data.c
 FUZZ_EXTRA_fuzz_eam = md_shear/potential.c
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(BUILD)/build_info.h

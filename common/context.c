@@ -49,25 +49,32 @@ static size_t put_int(char *buf, size_t at, size_t cap, int v) {
   return at;
 }
 
+const char *fb_phase_now(const FbContext *ctx) {
+  int phase = ctx->timers.current;
+  if (phase >= 0 && phase < ctx->timers.count) return ctx->timers.names[phase];
+  return ctx->stage ? ctx->stage : "setup";
+}
+
+void fb_set_stage(FbContext *ctx, const char *stage) { ctx->stage = stage; }
+
 static void on_signal(int sig) {
   if (finishing_status >= 0) _exit(finishing_status);
   char line[256];
   size_t n = 0;
   const FbContext *ctx = signal_ctx;
   if (ctx) {
-    int phase = ctx->timers.current;
     n = put_text(line, n, sizeof line, ctx->program);
     n = put_text(line, n, sizeof line, ": error: rank ");
     n = put_int(line, n, sizeof line, ctx->rank);
     n = put_text(line, n, sizeof line, ": interrupted by signal ");
     n = put_int(line, n, sizeof line, sig);
     n = put_text(line, n, sizeof line, " in phase '");
-    n = put_text(line, n, sizeof line,
-                 phase >= 0 && phase < ctx->timers.count ? ctx->timers.names[phase] : "setup");
+    n = put_text(line, n, sizeof line, fb_phase_now(ctx));
     n = put_text(line, n, sizeof line, "'\n");
     ssize_t ignored = write(STDERR_FILENO, line, n);
     (void)ignored;
   }
+  fb_temp_cleanup();
   _exit(128 + sig);
 }
 
@@ -148,6 +155,7 @@ void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app) {
             ctx->program, local_ranks, threads, cores, user_threads ? " is set" : " unset");
   ctx->common.repeat = 1;
   ctx->timers.current = -1;
+  ctx->stage = "setup";
   /* One start time for every rank, from rank 0. */
   time_t now = time(NULL);
   long long now_ll = (long long)now;
@@ -208,9 +216,8 @@ static void *watchdog_main(void *arg) {
   pthread_mutex_unlock(&w->lock);
   if (fire) {
     FbContext *ctx = w->ctx;
-    int phase = ctx->timers.current;
-    const char *name = (phase >= 0 && phase < ctx->timers.count) ? ctx->timers.names[phase]
-                                                                  : "setup";
+    const char *name = fb_phase_now(ctx);
+    fb_temp_cleanup();
     fprintf(stderr, "%s: error: rank %d: --timeout %g s exceeded in phase '%s'\n",
             ctx->program, ctx->rank, w->timeout_s, name);
     fflush(stderr);
@@ -269,15 +276,26 @@ void fb_fail(FbContext *ctx, int code, const char *fmt, ...) {
 }
 
 void fb_agree(FbContext *ctx, int local_code, const char *local_msg) {
-  int codes[2] = {local_code, local_code ? ctx->rank : ctx->size};
-  int worst[2];
-  int in_max[2] = {codes[0], -codes[1]};
-  MPI_Allreduce(in_max, worst, 2, MPI_INT, MPI_MAX, ctx->comm);
+  /* the highest code, the lowest failing rank, and how many ranks failed */
+  int in[3] = {local_code, -(local_code ? ctx->rank : ctx->size), local_code ? 1 : 0};
+  int worst[2], failing = 0;
+  MPI_Allreduce(in, worst, 2, MPI_INT, MPI_MAX, ctx->comm);
+  MPI_Allreduce(&in[2], &failing, 1, MPI_INT, MPI_SUM, ctx->comm);
   int max_code = worst[0];
   int first_rank = -worst[1];
   if (max_code == 0) return;
-  if (ctx->rank == first_rank) print_error(ctx, ctx->size > 1, local_msg ? local_msg : "failed");
+  /* the rank is named when the failure is not every rank's */
+  if (ctx->rank == first_rank)
+    print_error(ctx, failing < ctx->size, local_msg ? local_msg : "failed");
   fb_finalize(ctx, max_code);
+}
+
+void fb_agree_root(FbContext *ctx, int root_code, const char *root_msg) {
+  int code = root_code;
+  MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm);
+  if (code == 0) return;
+  if (ctx->rank == 0) print_error(ctx, 0, root_msg ? root_msg : "failed");
+  fb_finalize(ctx, code);
 }
 
 void fb_abort(FbContext *ctx, int code, const char *fmt, ...) {
@@ -287,6 +305,7 @@ void fb_abort(FbContext *ctx, int code, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   print_error(ctx, 1, msg);
+  fb_temp_cleanup();
   MPI_Abort(ctx->comm, code);
   exit(code);
 }

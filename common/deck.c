@@ -66,6 +66,27 @@ static int set_key(DeckState *s, FbDeckKey *k, const char *name, const char *val
       return deck_error(s, "key '%s': value too long%s", name, "");
     strcpy((char *)k->dest, value);
     break;
+  case FB_KEY_LIST: {
+    char *list = k->dest;
+    size_t used = strlen(list);
+    if (used + strlen(value) + 2 >= FB_DECK_LIST)
+      return deck_error(s, "key '%s': too many values%s", name, "");
+    if (used) list[used++] = '\n';
+    strcpy(list + used, value);
+    break;
+  }
+  case FB_KEY_ANY: {
+    FbDeckAny *any = k->dest;
+    for (int i = 0; i < any->n; i++)
+      if (!strcmp(any->name[i], name)) return deck_error(s, "key '%s' given twice%s", name, "");
+    if (any->n >= FB_DECK_ANY_MAX) return deck_error(s, "key '%s': too many keys in this section%s", name, "");
+    if (strlen(name) >= sizeof any->name[0] || strlen(value) >= FB_DECK_STR)
+      return deck_error(s, "key '%s': name or value too long%s", name, "");
+    strcpy(any->name[any->n], name);
+    strcpy(any->value[any->n], value);
+    any->n++;
+    break;
+  }
   }
   return 1;
 }
@@ -77,7 +98,13 @@ static int on_key(void *user, const char *section, const char *name, const char 
   for (int i = 0; i < s->n_keys; i++) {
     FbDeckKey *k = &s->keys[i];
     if (strcmp(k->section, section) || strcmp(k->key, name)) continue;
-    if (k->seen) return deck_error(s, "key '%s' given twice%s", name, "");
+    if (k->seen && k->type != FB_KEY_LIST) return deck_error(s, "key '%s' given twice%s", name, "");
+    k->seen = 1;
+    return set_key(s, k, name, value);
+  }
+  for (int i = 0; i < s->n_keys; i++) {
+    FbDeckKey *k = &s->keys[i];
+    if (k->type != FB_KEY_ANY || strcmp(k->section, section)) continue;
     k->seen = 1;
     return set_key(s, k, name, value);
   }
@@ -85,6 +112,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
     return deck_error(s, "unknown key '%s' in section [%s]", name, section);
   return deck_error(s, "unknown key '%s'%s", name, "");
 }
+
+static int deck_result(const char *path, int line, const DeckState *s, const char *msg, char *err,
+                       size_t err_len);
 
 int fb_deck_read(const char *path, FbDeckKey *keys, int n_keys, char *err, size_t err_len) {
   FILE *f = fopen(path, "r");
@@ -97,6 +127,20 @@ int fb_deck_read(const char *path, FbDeckKey *keys, int n_keys, char *err, size_
   DeckState s = {keys, n_keys, 0, msg, sizeof msg, 0};
   int line = ini_parse_file(f, on_key, &s);
   fclose(f);
+  return deck_result(path, line, &s, msg, err, err_len);
+}
+
+int fb_deck_parse(const char *path, const char *text, FbDeckKey *keys, int n_keys, char *err,
+                  size_t err_len) {
+  for (int i = 0; i < n_keys; i++) keys[i].seen = 0;
+  char msg[FB_MSG_LEN] = "";
+  DeckState s = {keys, n_keys, 0, msg, sizeof msg, 0};
+  int line = ini_parse_string(text, on_key, &s);
+  return deck_result(path, line, &s, msg, err, err_len);
+}
+
+static int deck_result(const char *path, int line, const DeckState *s, const char *msg, char *err,
+                       size_t err_len) {
   if (line == -1) {
     snprintf(err, err_len, "%s: cannot read", path);
     return FB_EXIT_USAGE;
@@ -106,7 +150,7 @@ int fb_deck_read(const char *path, FbDeckKey *keys, int n_keys, char *err, size_
     return FB_EXIT_RUNTIME;
   }
   if (line > 0) {
-    if (s.failed) snprintf(err, err_len, "%s:%d: %s", path, line, msg);
+    if (s->failed) snprintf(err, err_len, "%s:%d: %s", path, line, msg);
     else snprintf(err, err_len, "%s:%d: not a 'key = value' line or [section]", path, line);
     return FB_EXIT_USAGE;
   }

@@ -61,7 +61,9 @@ typedef struct {
   const char *const *names;
   int count;
   double started[FB_MAX_PHASES];
-  double total_s[FB_MAX_PHASES];
+  double total_s[FB_MAX_PHASES];   /* inside timed loops (what "% of loop" divides) */
+  double outside_s[FB_MAX_PHASES]; /* before and after them (set-up, checks, final files) */
+  int loop_depth;                  /* > 0 inside fb_loop_begin ... fb_loop_end */
   long long calls[FB_MAX_PHASES];
   long long messages[FB_MAX_PHASES];
   long long bytes[FB_MAX_PHASES];
@@ -70,7 +72,8 @@ typedef struct {
 
 /* Cross-rank statistics of one phase, filled on rank 0 by fb_timers_reduce. */
 typedef struct {
-  double min_s, avg_s, max_s;
+  double min_s, avg_s, max_s;        /* inside the timed loops */
+  double outside_max_s;              /* outside them, the slowest rank */
   long long calls, messages, bytes;  /* summed over ranks */
 } FbPhaseStats;
 
@@ -88,11 +91,16 @@ typedef struct FbContext {
   double started_wall;      /* MPI_Wtime at fb_init */
   char started_utc[32];     /* ISO-8601 */
   void *env_start;          /* environment snapshot at start (net counters) */
+  const char *volatile stage; /* what the run is doing outside a phase (setup, report...) */
   int stall_rank;           /* test hook "stall": this rank hangs in its next collective */
   void *watchdog;
 } FbContext;
 
 void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app);
+/* What the run is doing outside its phases ("setup", "report", ...): named
+ * by an interruption or a --timeout. fb_phase_now: the phase, else the stage. */
+void fb_set_stage(FbContext *ctx, const char *stage);
+const char *fb_phase_now(const FbContext *ctx);
 /* Finalizes MPI and exits with status on every rank (status must be the same
  * on every rank: use after fb_agree or a collective verdict). */
 void fb_finalize(FbContext *ctx, int status);
@@ -121,19 +129,32 @@ void fb_options_help(const FbOption *opts, int n, const char *program, const cha
 int fb_option_was_set(const FbContext *ctx, const char *name);
 
 /* -------------------------------------------------------------- input decks */
-typedef enum { FB_KEY_INT, FB_KEY_DOUBLE, FB_KEY_STRING, FB_KEY_BOOL } FbKeyType;
+/* FB_KEY_LIST: the key may be given on several lines (or continued on
+ * indented lines); the values are joined with newlines into char[FB_DECK_LIST].
+ * FB_KEY_ANY (key "*"): every other key of its section, into an FbDeckAny. */
+typedef enum { FB_KEY_INT, FB_KEY_DOUBLE, FB_KEY_STRING, FB_KEY_BOOL, FB_KEY_LIST, FB_KEY_ANY } FbKeyType;
 typedef struct {
   const char *section;  /* "" for keys before any section */
   const char *key;
   FbKeyType type;
-  void *dest;           /* long long, double, char[FB_DECK_STR], int */
+  void *dest;           /* long long, double, char[FB_DECK_STR], int, char[FB_DECK_LIST], FbDeckAny */
   double min, max;      /* numeric range */
   int seen;
 } FbDeckKey;
 #define FB_DECK_STR 256
+#define FB_DECK_LIST 4096
+#define FB_DECK_ANY_MAX 16
+typedef struct {
+  int n;
+  char name[FB_DECK_ANY_MAX][48];
+  char value[FB_DECK_ANY_MAX][FB_DECK_STR];
+} FbDeckAny;
 /* Reads a key = value deck with [sections] through inih. Returns 0, 2 for bad
  * content (message "FILE:LINE: ..."), or 2 for an unreadable file. */
 int fb_deck_read(const char *path, FbDeckKey *keys, int n_keys, char *err, size_t err_len);
+/* The same from the deck's text (fb_read_input); path names it in messages. */
+int fb_deck_parse(const char *path, const char *text, FbDeckKey *keys, int n_keys, char *err,
+                  size_t err_len);
 /* Line of `key` in `section` of a deck (for errors found after reading), 0 if absent. */
 int fb_deck_key_line(const char *path, const char *section, const char *key);
 /* A deck error found after reading: "FILE:LINE: key 'KEY': WHAT" (or "FILE:
@@ -150,6 +171,9 @@ void fb_fail(FbContext *ctx, int code, const char *fmt, ...)
  * boundary with its own code (0 = fine). If any rank failed, the lowest failing
  * rank prints its message and every rank exits with the highest code. */
 void fb_agree(FbContext *ctx, int local_code, const char *local_msg);
+/* A check only rank 0 makes (an output path, a file it reads): its code
+ * (ignored elsewhere) decides for every rank; rank 0 prints its message. */
+void fb_agree_root(FbContext *ctx, int root_code, const char *root_msg);
 /* Unrecoverable on this rank alone: message naming the rank, then MPI_Abort. */
 void fb_abort(FbContext *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
@@ -160,9 +184,33 @@ size_t fb_mem_available(void);
 /* Collective memory check: the sum of need_bytes over the ranks of each node
  * must fit in that node's available memory, else exit 3 naming the numbers. */
 void fb_check_memory(FbContext *ctx, size_t need_bytes, const char *what);
-/* Refuses (exit 2, naming `what`) an output file whose folder cannot be
- * written or which exists read-only: checked before the run, not after. */
+
+/* ------------------------------------------------------------------- files */
+/* The rules of common/files.c: outputs are regular files (or symlinks to
+ * them) in a writable folder; whole files are written under a temporary name
+ * and renamed; records are appended in one locked write; inputs are regular
+ * files read by rank 0 and broadcast. */
+/* 0, or 2 with a one-line reason (no side effects). */
+int fb_output_problem(const char *path, char *why, size_t len);
+int fb_input_problem(const char *path, char *why, size_t len);
+/* Refuses (exit 2 on every rank, naming `what`) an output that breaks the
+ * rule: checked before the run, not after it. Collective. */
 void fb_check_output_path(FbContext *ctx, const char *what, const char *path);
+/* The real path a whole file is written to (symlinks followed). 0 or errno. */
+int fb_output_target(const char *path, char *target, size_t len);
+/* A registered temporary name beside target; commit renames it over target
+ * (0 or errno), discard removes it; a signal or timeout removes it too. */
+int fb_temp_begin(const char *target, char *tmp, size_t len);
+int fb_temp_commit(const char *tmp, const char *target);
+void fb_temp_discard(const char *tmp);
+/* Writes a whole file through a temporary name. 0 or errno. */
+int fb_write_file_atomic(const char *path, const char *data, size_t len);
+/* Appends text and a newline in one write under an exclusive lock. */
+int fb_append_line(const char *path, const char *text);
+/* Rank 0 reads the file and broadcasts it; every rank gets the same bytes
+ * (NUL-terminated, to free()) or exits 2 with one line naming `what` (may be
+ * NULL) and the file. Collective. */
+char *fb_read_input(FbContext *ctx, const char *what, const char *path, size_t *len_out);
 
 /* ------------------------------------------------------------------- timers */
 void fb_timers_init(FbTimers *t, const char *const *names, int count);
@@ -174,11 +222,37 @@ void fb_timers_count(FbTimers *t, int phase, long long messages, long long bytes
 void fb_timers_reduce(const FbTimers *t, MPI_Comm comm, FbPhaseStats *stats);
 double fb_timer_resolution(void);
 
-/* Collectives timed and counted under a phase. */
+/* The timed loop, one protocol for every FOM (STYLE.md rule 5): begin is a
+ * barrier, then the clock; end reads each rank's clock and keeps the maximum
+ * over ranks (the loop's time), the minimum and the average (the spread, so
+ * imbalance shows). Segments accumulate: a run timed in several loops (md's
+ * two runs) calls begin/end around each. A loop under FB_MIN_TICKS timer
+ * ticks is flagged. Collective. */
+typedef struct {
+  double t0;                 /* this rank's clock at the last begin */
+  double local_s;            /* this rank's own time of the last segment */
+  double max_s, min_s, avg_s; /* summed over segments */
+  int segments;
+  int too_short;             /* some segment was under FB_MIN_TICKS ticks */
+} FbLoop;
+#define FB_MIN_TICKS 20.0
+void fb_loop_begin(FbContext *ctx, FbLoop *loop);
+double fb_loop_end(FbContext *ctx, FbLoop *loop); /* returns this segment's max over ranks */
+
+/* Collectives timed and counted under a phase, or untimed with FB_NO_PHASE
+ * (set-up and validation). The _n forms reduce n values in place. */
+#define FB_NO_PHASE (-1)
 double fb_allreduce_sum(FbContext *ctx, int phase, double local);
 double fb_allreduce_max(FbContext *ctx, int phase, double local);
 double fb_allreduce_min(FbContext *ctx, int phase, double local);
+void fb_allreduce_sum_n(FbContext *ctx, int phase, double *values, int n);
+void fb_allreduce_max_n(FbContext *ctx, int phase, double *values, int n);
+void fb_allreduce_min_n(FbContext *ctx, int phase, double *values, int n);
+void fb_allreduce_sum_ll(FbContext *ctx, int phase, long long *values, int n);
+void fb_allreduce_max_ll(FbContext *ctx, int phase, long long *values, int n);
 void fb_barrier(FbContext *ctx, int phase);
+/* Rank root's n bytes to every rank (untimed). */
+void fb_bcast_bytes(FbContext *ctx, void *data, size_t n, int root);
 
 /* ------------------------------------------------------------ decomposition */
 typedef struct {
@@ -259,8 +333,9 @@ double fb_rsum_allreduce(FbReproSum *s, MPI_Comm comm);
 
 /* ---------------------------------------------------------------- run record */
 typedef struct {
-  char name[64];
-  double value, expected, tolerance;  /* tolerance: relative unless noted in name */
+  char name[48];    /* snake_case identifier, e.g. "nve_energy_drift" */
+  char label[96];   /* what a reader sees, e.g. "NVE energy drift |dE| / (|KE0| + |PE0|)" */
+  double value, expected, tolerance;  /* tolerance: relative or absolute as the check says */
   int pass;
 } FbCheck;
 
@@ -278,6 +353,9 @@ typedef struct {
   int n_repeats;
   double wall_s;              /* time of the timed loop (max over ranks) */
   double loop_s;              /* denominator for "% of loop" */
+  double loop_min_s, loop_avg_s; /* the same loop's fastest rank and average */
+  int loop_too_short;         /* under FB_MIN_TICKS timer ticks */
+  int measured;               /* a timed loop ran (a zero-work run measures nothing) */
   FbCheck checks[FB_MAX_CHECKS];
   int n_checks;
   FbParam params[FB_MAX_PARAMS];
@@ -292,14 +370,17 @@ void fb_result_param_int(FbResult *r, const char *key, long long v);
 void fb_result_param_double(FbResult *r, const char *key, double v);
 void fb_result_param_str(FbResult *r, const char *key, const char *v);
 void fb_result_add_repeat(FbResult *r, double fom);
+/* A repeat: its FOM and the loop it came from (kept for the best repeat). */
+void fb_result_add_loop(FbResult *r, const FbLoop *loop, double fom);
+/* Checks: a snake_case name for the record, a label for people. */
 /* Adds a check |value - expected| <= tolerance * |expected| (relative). */
-int fb_result_check_rel(FbResult *r, const char *name, double value, double expected,
-                        double tolerance);
+int fb_result_check_rel(FbResult *r, const char *name, const char *label, double value,
+                        double expected, double tolerance);
 /* Adds a check |value - expected| <= tolerance (absolute). */
-int fb_result_check_abs(FbResult *r, const char *name, double value, double expected,
-                        double tolerance);
+int fb_result_check_abs(FbResult *r, const char *name, const char *label, double value,
+                        double expected, double tolerance);
 /* Adds a named boolean check (value 1 = pass). */
-int fb_result_check_true(FbResult *r, const char *name, int ok);
+int fb_result_check_true(FbResult *r, const char *name, const char *label, int ok);
 int fb_result_passed(const FbResult *r);
 
 /* Collective: prints the human summary (rank 0, unless --quiet), appends the

@@ -37,8 +37,7 @@ void fb_json_quote(char *buf, size_t len, const char *s);
 void fb_env_write_json(FbContext *ctx, FbJson *j, const FbDecomp *d_unused);
 void fb_options_write_json(const FbContext *ctx, FbJson *j);
 
-/* Writes text atomically: appends it to path through a temp file + rename.
- * Returns 0 or an errno value. */
-int fb_append_atomic(const char *path, const char *text);
+/* Async-signal-safe: removes every registered temporary file (files.c). */
+void fb_temp_cleanup(void);
 
 #endif

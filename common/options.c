@@ -226,20 +226,14 @@ int fb_option_was_set(const FbContext *ctx, const char *name) {
   return 0;
 }
 
-/* Output files are written during or at the end of a run; a path that cannot
- * be written is refused now (exit 2) rather than after the run. */
-void fb_check_output_path(FbContext *ctx, const char *what, const char *path) {
-  if (path[0] == '\0') fb_fail(ctx, FB_EXIT_USAGE, "%s: empty file name", what);
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (!slash) strcpy(dir, ".");
-  else if (slash == dir) dir[1] = '\0';
-  else *slash = '\0';
-  if (access(dir, W_OK | X_OK) != 0)
-    fb_fail(ctx, FB_EXIT_USAGE, "%s: cannot write in '%s': %s", what, dir, strerror(errno));
-  if (access(path, F_OK) == 0 && access(path, W_OK) != 0)
-    fb_fail(ctx, FB_EXIT_USAGE, "%s: cannot write '%s': %s", what, path, strerror(errno));
+/* FNV-1a over the arguments (and their boundaries). */
+static unsigned long long argv_hash(int argc, char **argv) {
+  unsigned long long h = 1469598103934665603ULL;
+  for (int i = 1; i < argc; i++) {
+    for (const char *p = argv[i]; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    h = (h ^ 0xffu) * 1099511628211ULL;
+  }
+  return h;
 }
 
 void fb_parse_options(FbContext *ctx, int argc, char **argv, const char *summary) {
@@ -253,9 +247,16 @@ void fb_parse_options(FbContext *ctx, int argc, char **argv, const char *summary
   fb_option_flag(ctx, "quiet", 0, &c->quiet, "print nothing but errors");
   fb_option_flag(ctx, "version", 0, &c->version, "print the version and build, then exit");
   fb_option_flag(ctx, "help", 'h', &c->help, "print this help, then exit");
-  char err[FB_MSG_LEN];
+  char err[FB_MSG_LEN] = "";
   int rc = fb_options_parse_argv(ctx->options, ctx->n_options, argc, argv, err, sizeof err);
-  if (rc) fb_fail(ctx, rc, "%s", err);
+  /* Every rank parsed its own command line; they can differ (an MPMD launch,
+   * a wrapper per node): the lowest failing rank names its problem, and a
+   * command line unlike rank 0's is itself an error. */
+  fb_agree(ctx, rc, err);
+  unsigned long long mine = argv_hash(argc, argv), first = mine;
+  MPI_Bcast(&first, 1, MPI_UNSIGNED_LONG_LONG, 0, ctx->comm);
+  fb_agree(ctx, mine != first ? FB_EXIT_USAGE : 0,
+           "its command line differs from rank 0's (every rank must get the same options)");
   if (c->json_path) fb_check_output_path(ctx, "option --json", c->json_path);
   if (c->help) {
     if (ctx->rank == 0) fb_options_help(ctx->options, ctx->n_options, ctx->program, summary);

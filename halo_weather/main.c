@@ -23,7 +23,7 @@ int main(int argc, char **argv) {
     wx_run(&ctx, &w);                           /* the time steps, history, restarts */
     wx_finish(&ctx, &w);                        /* diagnostics, checksum */
     double points = (double)w.n[0] * (double)w.n[1] * (double)w.n[2];
-    fb_result_add_repeat(&result, w.loop_s > 0 ? points * (double)w.total_steps / w.loop_s : 0.0);
+    if (w.total_steps > 0) fb_result_add_loop(&result, &w.loop, points * (double)w.total_steps / w.loop_s);
   }
 
   wx_validate(&ctx, &w, &result);               /* mass, energy, advection error */

@@ -31,7 +31,8 @@ void wx_run(FbContext *ctx, Weather *w) {
   long long first = w->start_step, last = w->start_step + w->steps;
   int rc = 0;
   if (due(first, w->history_every) && !w->restart_in[0]) rc = wx_history_write(ctx, w, first);
-  double t0 = MPI_Wtime();
+  w->loop = (FbLoop){0};
+  fb_loop_begin(ctx, &w->loop);
   for (long long step = first + 1; step <= last && !rc; step++) {
     wx_step(ctx, w);
     w->total_steps++;
@@ -44,7 +45,7 @@ void wx_run(FbContext *ctx, Weather *w) {
       fb_print(ctx, "%10lld %14.1f %22.15e %12.6e %10.4g\n", step, step * w->dt, mass, energy, w->max_w);
     }
   }
-  w->loop_s = MPI_Wtime() - t0;
+  w->loop_s = fb_loop_end(ctx, &w->loop);
   if (ctx->rank == 0 && fb_test_hook("wx_lose_tracer")) /* test hook: a tracer leaks */
     w->s[F_Q1][wx_idx(w, 0, 0, 0)] *= 0.5;
   fb_agree(ctx, 0, "");

@@ -97,12 +97,9 @@ void wx_courant(FbContext *ctx, Weather *w, long long step) {
         wmax = fmax(wmax, v);
         vmax = fmax(vmax, v * w->dt / w->dz);
       }
-  double local[3] = {hmax, vmax, finite ? 0.0 : 1.0}, global[3];
-  fb_timer_start(&ctx->timers, PH_REDUCTIONS);
-  MPI_Allreduce(local, global, 3, MPI_DOUBLE, MPI_MAX, ctx->comm);
-  double wg;
-  MPI_Allreduce(&wmax, &wg, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
-  fb_timer_stop(&ctx->timers, PH_REDUCTIONS);
+  double global[4] = {hmax, vmax, finite ? 0.0 : 1.0, wmax};
+  fb_allreduce_max_n(ctx, PH_REDUCTIONS, global, 4);
+  double wg = global[3];
   w->max_courant = fmax(w->max_courant, fmax(global[0], global[1]));
   w->max_w = fmax(w->max_w, wg);
   if (global[2] > 0.0)
@@ -131,9 +128,9 @@ void wx_advection_errors(FbContext *ctx, Weather *w) {
         local[2] += exact * exact;
         local[3] = fmax(local[3], fabs(e));
       }
-  double sum[3], mx;
-  MPI_Allreduce(local, sum, 3, MPI_DOUBLE, MPI_SUM, ctx->comm);
-  MPI_Allreduce(&local[3], &mx, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  double sum[3] = {local[0], local[1], local[2]}, mx = local[3];
+  fb_allreduce_sum_n(ctx, FB_NO_PHASE, sum, 3);
+  fb_allreduce_max_n(ctx, FB_NO_PHASE, &mx, 1);
   double n = (double)w->n[0] * (double)w->n[1] * (double)w->n[2], rms = sqrt(sum[2] / n);
   w->err_l1 = sum[0] / n / rms;
   w->err_l2 = sqrt(sum[1] / sum[2]);
@@ -142,17 +139,22 @@ void wx_advection_errors(FbContext *ctx, Weather *w) {
 
 void wx_validate(FbContext *ctx, Weather *w, FbResult *r) {
   (void)ctx;
-  fb_result_check_abs(r, "mass change (relative)", (w->mass1 - w->mass0) / w->mass0, 0.0, WX_MASS_TOL);
+  fb_result_check_abs(r, "mass_change", "mass change (relative)", (w->mass1 - w->mass0) / w->mass0,
+                      0.0, WX_MASS_TOL);
   for (int q = 0; q < 2; q++) {
-    char name[48];
-    snprintf(name, sizeof name, "tracer %d mass change (relative)", q + 1);
-    fb_result_check_abs(r, name, (w->tracer1[q] - w->tracer0[q]) / w->tracer0[q], 0.0, WX_MASS_TOL);
+    char name[48], label[64];
+    snprintf(name, sizeof name, "tracer%d_mass_change", q + 1);
+    snprintf(label, sizeof label, "tracer %d mass change (relative)", q + 1);
+    fb_result_check_abs(r, name, label, (w->tracer1[q] - w->tracer0[q]) / w->tracer0[q], 0.0,
+                        WX_MASS_TOL);
   }
   double de = (w->energy1 - w->energy0) / w->energy0;
-  if (w->wcase != CASE_WEATHER) fb_result_check_true(r, "energy does not grow", de <= WX_ENERGY_ROUNDING);
-  fb_result_check_abs(r, "energy change (relative)", de, 0.0, WX_ENERGY_TOL);
+  if (w->wcase != CASE_WEATHER)
+    fb_result_check_true(r, "energy_not_growing", "energy does not grow", de <= WX_ENERGY_ROUNDING);
+  fb_result_check_abs(r, "energy_change", "energy change (relative)", de, 0.0, WX_ENERGY_TOL);
   if (w->wcase == CASE_ADVECTION)
-    fb_result_check_abs(r, "advection L2 error (relative)", w->err_l2, 0.0, WX_ADVECTION_L2_TOL);
+    fb_result_check_abs(r, "advection_l2_error", "advection L2 error (relative)", w->err_l2, 0.0,
+                        WX_ADVECTION_L2_TOL);
 }
 
 void wx_fill_result(FbContext *ctx, Weather *w, FbResult *r, char *json, size_t len) {
@@ -161,8 +163,6 @@ void wx_fill_result(FbContext *ctx, Weather *w, FbResult *r, char *json, size_t 
   char grid[32];
   fb_decomp_grid_string(&w->decomp, grid, sizeof grid);
   snprintf(r->grid, sizeof r->grid, "%s", grid);
-  r->loop_s = w->loop_s;
-  r->wall_s = w->loop_s;
   fb_result_param_str(r, "input", w->deck_path);
   fb_result_param_str(r, "case", w->case_name);
   char dims[64];

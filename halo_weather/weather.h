@@ -68,6 +68,7 @@ typedef struct {
   double *tri_a[3], *tri_b[3], *tri_c[3], tri_dts[3];
   /* results */
   double mass0, mass1, tracer0[2], tracer1[2], energy0, energy1, checksum;
+  FbLoop loop;                   /* the time steps, the common timing protocol */
   double loop_s, io_bytes, io_s;
   double max_courant, max_w;
   double err_l1, err_l2, err_linf;

@@ -19,21 +19,21 @@ static double mflops(const Himeno *h, long long iterations, double seconds) {
   return HIMENO_FLOPS_PER_POINT * himeno_interior_points(h) * (double)iterations / seconds / 1e6;
 }
 
-/* Runs `iterations` from the initial state; returns the loop time, the
- * maximum over ranks. gosa of the first and last iterations are kept. */
-static double run_from_start(FbContext *ctx, Himeno *h, long long iterations) {
+/* Runs `iterations` from the initial state through the common timing
+ * protocol (the loop's time is the slowest rank's); gosa of the first and
+ * last iterations are kept. */
+static FbLoop run_from_start(FbContext *ctx, Himeno *h, long long iterations) {
+  FbLoop loop = {0};
   himeno_reset(h);
   fb_timers_reset(&ctx->timers);
-  MPI_Barrier(ctx->comm);
-  double t0 = MPI_Wtime();
+  fb_loop_begin(ctx, &loop);
   for (long long it = 1; it <= iterations; it++) {
     h->gosa = himeno_iterate(ctx, h);
     if (it == 1) h->gosa_first = h->gosa;
   }
-  double local = MPI_Wtime() - t0, slowest = 0.0;
-  MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  fb_loop_end(ctx, &loop);
   h->done = iterations;
-  return slowest;
+  return loop;
 }
 
 /* The original's rehearsal: a few untimed iterations that also size the run
@@ -41,7 +41,7 @@ static double run_from_start(FbContext *ctx, Himeno *h, long long iterations) {
 long long himeno_rehearse(FbContext *ctx, Himeno *h) {
   fb_print(ctx, " Start rehearsal measurement process.\n"
                 " Measure the performance in %d times.\n\n", HIMENO_REHEARSAL_ITERATIONS);
-  double t = run_from_start(ctx, h, HIMENO_REHEARSAL_ITERATIONS);
+  double t = run_from_start(ctx, h, HIMENO_REHEARSAL_ITERATIONS).max_s;
   fb_print(ctx, " MFLOPS: %f time(s): %f %e\n\n", mflops(h, HIMENO_REHEARSAL_ITERATIONS, t), t,
            h->gosa);
   long long n = h->iterations;
@@ -59,10 +59,8 @@ long long himeno_rehearse(FbContext *ctx, Himeno *h) {
 
 void himeno_measure(FbContext *ctx, Himeno *h, long long iterations, FbResult *r) {
   for (long long rep = 0; rep < ctx->common.repeat; rep++) {
-    double t = run_from_start(ctx, h, iterations);
-    fb_result_add_repeat(r, mflops(h, iterations, t));
-    r->wall_s = t;
-    r->loop_s = t;
+    FbLoop loop = run_from_start(ctx, h, iterations);
+    fb_result_add_loop(r, &loop, mflops(h, iterations, loop.max_s));
   }
 }
 

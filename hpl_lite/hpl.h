@@ -69,6 +69,8 @@ void hpl_matrix_free(HplMatrix *m);
 /* factor.c: LU with partial pivoting of [A | b], look-ahead depth 1 */
 int hpl_factor(FbContext *ctx, HplMatrix *m);
 /* hpl_comm.c: point-to-point and collectives specific to the algorithm */
+void hpl_grid_comms(FbContext *ctx, HplMatrix *m);
+void hpl_grid_comms_free(HplMatrix *m);
 void hpl_panel_bcast_start(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
                            int *nreq);
 void hpl_panel_bcast_finish(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,

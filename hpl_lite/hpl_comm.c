@@ -113,3 +113,17 @@ int hpl_grid_any(HplMatrix *m, int flag) {
   MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, m->grid);
   return any;
 }
+
+/* The grid's communicators: the whole grid, this rank's process row and
+ * its process column (HPL's row-major mapping: rank = row x Q + column). */
+void hpl_grid_comms(FbContext *ctx, HplMatrix *m) {
+  MPI_Comm_dup(ctx->comm, &m->grid);
+  MPI_Comm_split(m->grid, m->myrow, m->mycol, &m->row_comm);
+  MPI_Comm_split(m->grid, m->mycol, m->myrow, &m->col_comm);
+}
+
+void hpl_grid_comms_free(HplMatrix *m) {
+  if (m->row_comm != MPI_COMM_NULL && m->row_comm) MPI_Comm_free(&m->row_comm);
+  if (m->col_comm != MPI_COMM_NULL && m->col_comm) MPI_Comm_free(&m->col_comm);
+  if (m->grid != MPI_COMM_NULL && m->grid) MPI_Comm_free(&m->grid);
+}

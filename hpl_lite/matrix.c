@@ -60,9 +60,7 @@ int hpl_matrix_init(FbContext *ctx, HplMatrix *m, const HplCase *c, unsigned lon
   m->c = *c;
   m->myrow = ctx->rank / c->q;
   m->mycol = ctx->rank % c->q;
-  MPI_Comm_dup(ctx->comm, &m->grid);
-  MPI_Comm_split(m->grid, m->myrow, m->mycol, &m->row_comm);
-  MPI_Comm_split(m->grid, m->mycol, m->myrow, &m->col_comm);
+  hpl_grid_comms(ctx, m);
   m->mloc = hpl_numroc(c->n, c->nb, m->myrow, c->p);
   m->nloc = hpl_numroc(c->n + 1, c->nb, m->mycol, c->q);
   m->lda = leading_dimension(m->mloc);
@@ -89,8 +87,6 @@ void hpl_matrix_free(HplMatrix *m) {
   free(m->work_u);
   free(m->x);
   free(m->piv);
-  if (m->row_comm != MPI_COMM_NULL && m->row_comm) MPI_Comm_free(&m->row_comm);
-  if (m->col_comm != MPI_COMM_NULL && m->col_comm) MPI_Comm_free(&m->col_comm);
-  if (m->grid != MPI_COMM_NULL && m->grid) MPI_Comm_free(&m->grid);
+  hpl_grid_comms_free(m);
   memset(m, 0, sizeof *m);
 }

@@ -1,29 +1,32 @@
 /* data.c: the atom store (growth, ownership, adding an atom) and the reader
- * of LAMMPS data files (atom_style atomic, orthogonal box). No MPI: every
- * rank reads the file and keeps the atoms of its sub-box, so the reader is
- * also what tests/fuzz/fuzz_mddata.c drives. */
+ * of LAMMPS data files: atom_style atomic (id type x y z, with or without
+ * image flags), orthogonal box, Masses, Velocities, and the lj/cut Pair
+ * Coeffs and PairIJ Coeffs sections that write_data produces. What it
+ * cannot read the way LAMMPS would (other atom styles, molecular topology,
+ * triclinic boxes, other sections) is refused with the line named. No MPI:
+ * every rank parses the same bytes (rank 0's, broadcast) and keeps the
+ * atoms of its sub-box, so the reader is also what tests/fuzz/fuzz_mddata.c
+ * drives. */
 #include "md.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 int md_atoms_reserve(MdAtoms *a, int n) {
   if (n <= a->cap) return 0;
   int cap = a->cap ? a->cap : 1024;
   while (cap < n) cap *= 2;
-#define GROW(field, count)                                                          \
-  do {                                                                              \
-    void *p_ = realloc(a->field, (size_t)cap * (count) * sizeof *a->field);         \
-    if (!p_) return FB_EXIT_RUNTIME;                                                \
-    a->field = p_;                                                                  \
+#define GROW(field)                                                           \
+  do {                                                                        \
+    void *p_ = realloc(a->field, (size_t)cap * sizeof *a->field);             \
+    if (!p_) return FB_EXIT_RUNTIME;                                          \
+    a->field = p_;                                                            \
   } while (0)
-  GROW(x, 1); GROW(v, 1); GROW(f, 1); GROW(x_built, 1);
-  GROW(rho, 1); GROW(fp, 1); GROW(id, 1); GROW(type, 1); GROW(group, 1);
+  GROW(x); GROW(v); GROW(f); GROW(x_built);
+  GROW(rho); GROW(fp); GROW(eatom); GROW(id); GROW(type); GROW(group);
 #undef GROW
   a->cap = cap;
   return 0;
@@ -51,7 +54,7 @@ int md_add_atom(Md *md, long long id, int type, const double x[3], const double 
   memcpy(a->v[i], v, sizeof a->v[i]);
   a->id[i] = id;
   a->type[i] = type;
-  a->group[i] = MD_MOBILE;
+  a->group[i] = 1; /* "all" until the groups are made */
   return 0;
 }
 
@@ -61,15 +64,42 @@ typedef struct {
   FILE *f;
   const char *path;
   int line;
-  char buf[1024];
+  char buf[1024], comment[64]; /* the line without its comment, and the comment */
+  char *err;
+  size_t errlen;
+  int ntypes;
+  long long natoms;
+  char *seen;     /* per id: in Atoms; then 2 when its velocity came */
+  long long *slot; /* per id: index of the owned atom, or -1 */
 } DataReader;
 
-/* Next non-blank line with its comment removed; 0 at end of file. */
+/* The shortest Atoms line, "1 1 0 0 0\n": a file declaring more atoms than
+ * its size over this is truncated, found before the per-atom tables are
+ * allocated. */
+#define DATA_MIN_ATOM_LINE 10
+#define STRINGIFY(x) #x
+#define TEXT_OF(x) STRINGIFY(x)
+#define MD_MAX_TYPES_TEXT TEXT_OF(MD_MAX_TYPES)
+
+static int fail(DataReader *r, int code, const char *fmt, const char *what) {
+  char msg[FB_MSG_LEN];
+  snprintf(msg, sizeof msg, fmt, what);
+  if (r->line) snprintf(r->err, r->errlen, "%s:%d: %s", r->path, r->line, msg);
+  else snprintf(r->err, r->errlen, "%s: %s", r->path, msg);
+  return code;
+}
+
+/* Next non-blank line with its comment removed (kept in comment); 0 at the end. */
 static int data_line(DataReader *r) {
   while (fgets(r->buf, sizeof r->buf, r->f)) {
     r->line++;
+    r->comment[0] = '\0';
     char *hash = strchr(r->buf, '#');
-    if (hash) *hash = '\0';
+    if (hash) {
+      snprintf(r->comment, sizeof r->comment, "%s", hash + 1);
+      r->comment[strcspn(r->comment, "\r\n")] = '\0';
+      *hash = '\0';
+    }
     char *p = r->buf;
     while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
     if (*p) return 1;
@@ -77,138 +107,253 @@ static int data_line(DataReader *r) {
   return 0;
 }
 
-/* The shortest Atoms line, "1 1 0 0 0\n": a file declaring more atoms than
- * its size over this is truncated, found before the per-atom tables are
- * allocated. */
-#define DATA_MIN_ATOM_LINE 10
+static int is_section(const DataReader *r) { return isalpha((unsigned char)r->buf[strspn(r->buf, " \t")]); }
 
-#define DATA_FAIL(...) do { snprintf(err, len, __VA_ARGS__); goto out; } while (0)
+/* Whitespace-separated fields of the current line (at most max). */
+static int fields(char *line, char **out, int max) {
+  int n = 0;
+  for (char *p = strtok(line, " \t\r\n"); p && n < max; p = strtok(NULL, " \t\r\n")) out[n++] = p;
+  return n;
+}
 
-/* Reads header and box; on the second pass (keep = 1) the atoms this rank
- * owns, their velocities and the masses. */
-int md_read_data(Md *md, int keep, char *err, size_t len) {
-  DataReader r = {fopen(md->data_file, "r"), md->data_file, 0, ""};
-  if (!r.f) {
-    snprintf(err, len, "%s: cannot read: %s", md->data_file, strerror(errno));
-    return FB_EXIT_USAGE;
-  }
-  int rc = FB_EXIT_USAGE, have_box = 0, ntypes = 0;
-  long long natoms = -1;
-  char *seen = NULL;
-  double *vel = NULL;
-  long long *slot = NULL;
-  if (!fgets(r.buf, sizeof r.buf, r.f)) DATA_FAIL("%s: empty file", r.path);
-  r.line = 1;
-  int more = data_line(&r);
-  for (; more; more = data_line(&r)) { /* header */
-    double a, b;
-    long long n;
-    char word[64], word2[64];
-    if (sscanf(r.buf, "%lld %63s %63s", &n, word, word2) == 3 && !strcmp(word, "atom") && !strcmp(word2, "types"))
-      ntypes = (int)n;
-    else if (sscanf(r.buf, "%lld %63s", &n, word) == 2 && !strcmp(word, "atoms"))
-      natoms = n;
-    else if (sscanf(r.buf, "%lf %lf %63s %63s", &a, &b, word, word2) == 4 && word[0] >= 'x' && word[0] <= 'z' &&
-             !strcmp(word + 1, "lo") && word2[0] == word[0] && !strcmp(word2 + 1, "hi")) {
-      int d = word[0] - 'x';
-      if (!(b > a)) DATA_FAIL("%s:%d: %shi must be above %slo", r.path, r.line, word, word);
-      md->boxlo[d] = a;
-      md->boxhi[d] = b;
+static int parse_ll(const char *s, long long *v) {
+  char *end;
+  *v = strtoll(s, &end, 10);
+  return end != s && !*end;
+}
+
+static int parse_d(const char *s, double *v) {
+  char *end;
+  *v = strtod(s, &end);
+  return end != s && !*end && isfinite(*v);
+}
+
+/* The header: counts, types and box; stops at the first section name. */
+static int read_header(DataReader *r, Md *md, int *more) {
+  int have_box = 0;
+  r->natoms = -1;
+  r->ntypes = 0;
+  for (*more = data_line(r); *more && !is_section(r); *more = data_line(r)) {
+    char copy[1024], *f[8];
+    snprintf(copy, sizeof copy, "%s", r->buf);
+    int n = fields(copy, f, 8);
+    long long count;
+    double lo, hi;
+    if (n == 3 && !strcmp(f[1], "atom") && !strcmp(f[2], "types") && parse_ll(f[0], &count)) {
+      if (count < 1 || count > MD_MAX_TYPES) return fail(r, FB_EXIT_USAGE, "'atom types' must be 1 to %s", MD_MAX_TYPES_TEXT);
+      r->ntypes = (int)count;
+    } else if (n == 2 && !strcmp(f[1], "atoms") && parse_ll(f[0], &count)) {
+      r->natoms = count;
+    } else if (n == 4 && strlen(f[2]) == 3 && strlen(f[3]) == 3 && f[2][0] >= 'x' && f[2][0] <= 'z' &&
+               !strcmp(f[2] + 1, "lo") && f[3][0] == f[2][0] && !strcmp(f[3] + 1, "hi") && parse_d(f[0], &lo) &&
+               parse_d(f[1], &hi)) {
+      int d = f[2][0] - 'x';
+      if (!(hi > lo)) return fail(r, FB_EXIT_USAGE, "%shi must be above its lo", f[2]);
+      md->boxlo[d] = lo;
+      md->boxhi[d] = hi;
       have_box |= 1 << d;
-    } else if (strstr(r.buf, "xy") && strstr(r.buf, "xz"))
-      DATA_FAIL("%s:%d: triclinic boxes are not supported (orthogonal boxes only)", r.path, r.line);
-    else if (isalpha((unsigned char)r.buf[strspn(r.buf, " \t")]))
-      break; /* a section */
-    else if (sscanf(r.buf, "%lld %63s", &n, word) == 2 && (!strcmp(word, "bonds") || !strcmp(word, "angles") ||
-                                                           !strcmp(word, "dihedrals") || !strcmp(word, "impropers"))) {
-      if (n) DATA_FAIL("%s:%d: molecular topology is not supported (atom_style atomic)", r.path, r.line);
-    } else if (!strstr(r.buf, "types"))
-      DATA_FAIL("%s:%d: not a LAMMPS data header line", r.path, r.line);
-  }
-  if (natoms < 1) DATA_FAIL("%s: no 'N atoms' line in the header", r.path);
-  if (have_box != 7) DATA_FAIL("%s: the header lacks xlo xhi, ylo yhi or zlo zhi", r.path);
-  if (ntypes < 1 || ntypes > MD_MAX_TYPES) DATA_FAIL("%s: 'atom types' must be 1 to %d", r.path, MD_MAX_TYPES);
-  if (natoms > 2000000000LL) DATA_FAIL("%s: %lld atoms is too many", r.path, natoms);
-  struct stat st;
-  if (fstat(fileno(r.f), &st) == 0 && S_ISREG(st.st_mode) && natoms > (long long)st.st_size / DATA_MIN_ATOM_LINE)
-    DATA_FAIL("%s: the header declares %lld atoms, more than its %lld bytes can hold", r.path, natoms,
-              (long long)st.st_size);
-  md->natoms = natoms;
-  if (ntypes > md->ntypes) md->ntypes = ntypes;
-  for (int d = 0; d < 3; d++) md->prd[d] = md->boxhi[d] - md->boxlo[d];
-  if (!keep) { rc = 0; goto out; }
-
-  seen = calloc((size_t)natoms + 1, 1);
-  slot = malloc(((size_t)natoms + 1) * sizeof *slot);
-  if (!seen || !slot) { rc = FB_EXIT_RUNTIME; DATA_FAIL("out of memory reading %s", r.path); }
-  int have_atoms = 0;
-  while (more) {
-    char section[64];
-    sscanf(r.buf, "%63s", section);
-    if (!strcmp(section, "Masses")) {
-      for (int t = 0; t < ntypes; t++) {
-        int type;
-        double m;
-        if (!data_line(&r) || sscanf(r.buf, "%d %lf", &type, &m) != 2 || type < 1 || type > ntypes || !(m > 0))
-          DATA_FAIL("%s:%d: expected 'type mass' for %d types in Masses", r.path, r.line, ntypes);
-        if (md->mass[type - 1] == 0.0) md->mass[type - 1] = m;
-      }
-      more = data_line(&r);
-    } else if (!strcmp(section, "Atoms")) {
-      const double zero[3] = {0, 0, 0};
-      for (long long k = 0; k < natoms; k++) {
-        long long id;
-        int type;
-        double x[3];
-        if (!data_line(&r))
-          DATA_FAIL("%s: truncated: the Atoms section ends after %lld of %lld atoms", r.path, k, natoms);
-        if (sscanf(r.buf, "%lld %d %lf %lf %lf", &id, &type, &x[0], &x[1], &x[2]) != 5)
-          DATA_FAIL("%s:%d: expected 'id type x y z' (atom_style atomic)", r.path, r.line);
-        if (id < 1 || id > natoms) DATA_FAIL("%s:%d: atom id %lld is outside 1..%lld", r.path, r.line, id, natoms);
-        if (seen[id]) DATA_FAIL("%s:%d: atom id %lld appears twice", r.path, r.line, id);
-        if (type < 1 || type > ntypes) DATA_FAIL("%s:%d: atom type %d is outside 1..%d", r.path, r.line, type, ntypes);
-        for (int d = 0; d < 3; d++)
-          if (!isfinite(x[d]) || x[d] < md->boxlo[d] || x[d] > md->boxhi[d] ||
-              (md->periodic[d] && x[d] == md->boxhi[d]))
-            DATA_FAIL("%s:%d: atom %lld at (%g, %g, %g) is outside the box", r.path, r.line, id, x[0], x[1], x[2]);
-        seen[id] = 1;
-        slot[id] = -1;
-        if (md_owns(md, x)) {
-          slot[id] = md->atoms.n_local;
-          if (md_add_atom(md, id, type - 1, x, zero)) { rc = FB_EXIT_RUNTIME; DATA_FAIL("out of memory reading %s", r.path); }
-        }
-      }
-      have_atoms = 1;
-      more = data_line(&r);
-      if (more && !isalpha((unsigned char)r.buf[strspn(r.buf, " \t")]))
-        DATA_FAIL("%s:%d: more atoms than the %lld the header declares", r.path, r.line, natoms);
-    } else if (!strcmp(section, "Velocities")) {
-      if (!have_atoms) DATA_FAIL("%s:%d: Velocities before Atoms", r.path, r.line);
-      for (long long k = 0; k < natoms; k++) {
-        long long id;
-        double v[3];
-        if (!data_line(&r) || sscanf(r.buf, "%lld %lf %lf %lf", &id, &v[0], &v[1], &v[2]) != 4)
-          DATA_FAIL("%s:%d: truncated or malformed Velocities section (%lld of %lld)", r.path, r.line, k, natoms);
-        if (id < 1 || id > natoms || !seen[id]) DATA_FAIL("%s:%d: velocity for unknown atom %lld", r.path, r.line, id);
-        if (slot[id] >= 0) memcpy(md->atoms.v[slot[id]], v, sizeof v);
-      }
-      md->have_velocities = 1;
-      more = data_line(&r);
-    } else if (!strcmp(section, "Pair") || !strcmp(section, "PairIJ")) {
-      /* coefficients come from the deck: skip to the next section */
-      while ((more = data_line(&r)) && !isalpha((unsigned char)r.buf[strspn(r.buf, " \t")])) {}
+    } else if (n == 5 && !strcmp(f[3], "xy")) {
+      return fail(r, FB_EXIT_USAGE, "triclinic boxes are not supported (orthogonal boxes only)%s", "");
+    } else if (n == 2 && (!strcmp(f[1], "bonds") || !strcmp(f[1], "angles") || !strcmp(f[1], "dihedrals") ||
+                          !strcmp(f[1], "impropers")) && parse_ll(f[0], &count)) {
+      if (count) return fail(r, FB_EXIT_USAGE, "molecular topology (%s) is not supported: atom_style atomic only", f[1]);
+    } else if (n == 3 && !strcmp(f[2], "types") && parse_ll(f[0], &count)) {
+      if (count) return fail(r, FB_EXIT_USAGE, "%s types are not supported: atom_style atomic only", f[1]);
     } else {
-      DATA_FAIL("%s:%d: unsupported section '%s'", r.path, r.line, section);
+      return fail(r, FB_EXIT_USAGE, "not a LAMMPS data header line%s", "");
     }
   }
-  if (!have_atoms) DATA_FAIL("%s: no Atoms section", r.path);
-  for (int t = 0; t < md->ntypes; t++)
-    if (md->mass[t] == 0.0 && md->pot.kind == POT_LJ) DATA_FAIL("%s: no mass for type %d (Masses section or deck 'mass')", r.path, t + 1);
-  rc = 0;
+  if (r->natoms < 1) return fail(r, FB_EXIT_USAGE, "no 'N atoms' line in the header%s", "");
+  if (have_box != 7) return fail(r, FB_EXIT_USAGE, "the header lacks xlo xhi, ylo yhi or zlo zhi%s", "");
+  if (r->ntypes < 1) return fail(r, FB_EXIT_USAGE, "no 'N atom types' line in the header%s", "");
+  if (r->natoms > 2000000000LL) return fail(r, FB_EXIT_USAGE, "%s: too many atoms", "the header");
+  return 0;
+}
+
+/* Masses: one "type mass" line per type, each type once. */
+static int read_masses(DataReader *r, Md *md) {
+  int given[MD_MAX_TYPES] = {0};
+  for (int k = 0; k < r->ntypes; k++) {
+    char *f[4];
+    double m;
+    long long t;
+    if (!data_line(r) || is_section(r))
+      return fail(r, FB_EXIT_USAGE, "the Masses section gives %s types' masses: one line per atom type", "too few");
+    if (fields(r->buf, f, 4) != 2 || !parse_ll(f[0], &t) || !parse_d(f[1], &m) || !(m > 0))
+      return fail(r, FB_EXIT_USAGE, "expected 'type mass' (a positive mass)%s", "");
+    if (t < 1 || t > r->ntypes) return fail(r, FB_EXIT_USAGE, "Masses: type %s is not an atom type of this file", f[0]);
+    if (given[t - 1]++) return fail(r, FB_EXIT_USAGE, "Masses: type %s appears twice", f[0]);
+    md->mass_data[t - 1] = m;
+  }
+  md->mass_data_given = 1;
+  return 0;
+}
+
+/* Pair Coeffs (i eps sig) and PairIJ Coeffs (i j eps sig [cut]) of lj/cut. */
+static int read_pair_coeffs(DataReader *r, Md *md, int ij) {
+  int lines = ij ? r->ntypes * (r->ntypes + 1) / 2 : r->ntypes;
+  if (md->pot.kind != POT_LJ)
+    return fail(r, FB_EXIT_USAGE, "%s: coefficients for lj/cut, but the deck's pair_style is not lj/cut",
+                ij ? "PairIJ Coeffs" : "Pair Coeffs");
+  for (int k = 0; k < lines; k++) {
+    char *f[8];
+    long long i = 0, j = 0;
+    double eps = 0.0, sig = 0.0, cut = 0.0;
+    if (!data_line(r) || is_section(r)) return fail(r, FB_EXIT_USAGE, "the %s section ends early", ij ? "PairIJ Coeffs" : "Pair Coeffs");
+    int n = fields(r->buf, f, 8), at = ij ? 2 : 1;
+    int ok = parse_ll(f[0], &i) && (!ij || parse_ll(f[1], &j)) && n >= at + 2 && n <= at + 3 &&
+             parse_d(f[at], &eps) && parse_d(f[at + 1], &sig) && (n == at + 2 || parse_d(f[at + 2], &cut));
+    if (!ij) j = i;
+    if (!ok || i < 1 || i > r->ntypes || j < i || j > r->ntypes || eps < 0 || !(sig > 0) || cut < 0)
+      return fail(r, FB_EXIT_USAGE, "expected '%s' for lj/cut", ij ? "i j epsilon sigma [cutoff]" : "i epsilon sigma");
+    MdPairCoeffs *c = &md->coeff;
+    c->eps[i - 1][j - 1] = c->eps[j - 1][i - 1] = eps;
+    c->sig[i - 1][j - 1] = c->sig[j - 1][i - 1] = sig;
+    c->set[i - 1][j - 1] = c->set[j - 1][i - 1] = 1;
+    if (n == at + 3) {
+      c->cut[i - 1][j - 1] = c->cut[j - 1][i - 1] = cut;
+      c->cut_set[i - 1][j - 1] = c->cut_set[j - 1][i - 1] = 1;
+    }
+  }
+  return 0;
+}
+
+/* Atoms: "id type x y z" or with image flags "id type x y z ix iy iz". */
+static int read_atoms(DataReader *r, Md *md, int keep) {
+  if (r->comment[0]) {
+    char style[32] = "";
+    if (sscanf(r->comment, " %31s", style) == 1 && strcmp(style, "atomic"))
+      return fail(r, FB_EXIT_USAGE, "Atoms # %s: only atom_style atomic is read", style);
+  }
+  const double zero[3] = {0, 0, 0};
+  for (long long k = 0; k < r->natoms; k++) {
+    char *f[12];
+    long long id, type, image;
+    double x[3];
+    if (!data_line(r) || is_section(r)) {
+      char what[96];
+      snprintf(what, sizeof what, "%lld of %lld", k, r->natoms);
+      return fail(r, FB_EXIT_USAGE, "truncated: the Atoms section ends after %s atoms", what);
+    }
+    int n = fields(r->buf, f, 12);
+    if (n != 5 && n != 8)
+      return fail(r, FB_EXIT_USAGE, "atom_style atomic lines are 'id type x y z [ix iy iz]'; this one has %s columns "
+                  "(another atom style?)", n == 6 ? "6" : n == 7 ? "7" : "another number of");
+    int ok = parse_ll(f[0], &id) && parse_ll(f[1], &type) && parse_d(f[2], &x[0]) && parse_d(f[3], &x[1]) &&
+             parse_d(f[4], &x[2]);
+    for (int e = 5; e < n; e++) ok = ok && parse_ll(f[e], &image);
+    if (!ok) return fail(r, FB_EXIT_USAGE, "expected 'id type x y z [ix iy iz]' (atom_style atomic)%s", "");
+    if (id < 1 || id > r->natoms) return fail(r, FB_EXIT_USAGE, "atom id %s is outside 1..N atoms", f[0]);
+    if (r->seen[id]) return fail(r, FB_EXIT_USAGE, "atom id %s appears twice", f[0]);
+    if (type < 1 || type > r->ntypes) return fail(r, FB_EXIT_USAGE, "atom type %s is not an atom type of this file", f[1]);
+    for (int d = 0; d < 3; d++)
+      if (x[d] < md->boxlo[d] || x[d] > md->boxhi[d] || (md->periodic[d] && x[d] == md->boxhi[d]))
+        return fail(r, FB_EXIT_USAGE, "atom %s is outside the box", f[0]);
+    r->seen[id] = 1;
+    r->slot[id] = -1;
+    if (keep && md_owns(md, x)) {
+      r->slot[id] = md->atoms.n_local;
+      if (md_add_atom(md, id, (int)type - 1, x, zero)) return fail(r, FB_EXIT_RUNTIME, "out of memory reading %s", r->path);
+    }
+  }
+  return 0;
+}
+
+/* Velocities: "id vx vy vz", every atom once. */
+static int read_velocities(DataReader *r, Md *md) {
+  for (long long k = 0; k < r->natoms; k++) {
+    char *f[8];
+    long long id;
+    double v[3];
+    if (!data_line(r) || is_section(r)) return fail(r, FB_EXIT_USAGE, "the Velocities section has %s atoms", "fewer lines than");
+    int n = fields(r->buf, f, 8);
+    if (n != 4 || !parse_ll(f[0], &id) || !parse_d(f[1], &v[0]) || !parse_d(f[2], &v[1]) || !parse_d(f[3], &v[2]))
+      return fail(r, FB_EXIT_USAGE, "expected 'id vx vy vz' (atom_style atomic)%s", "");
+    if (id < 1 || id > r->natoms || !r->seen[id]) return fail(r, FB_EXIT_USAGE, "a velocity for atom %s, which is not in Atoms", f[0]);
+    if (r->seen[id] == 2) return fail(r, FB_EXIT_USAGE, "a second velocity for atom %s", f[0]);
+    r->seen[id] = 2;
+    if (r->slot[id] >= 0) memcpy(md->atoms.v[r->slot[id]], v, sizeof v);
+  }
+  md->have_velocities = 1;
+  return 0;
+}
+
+/* Skips a section of `lines` data lines (another pass reads it). */
+static int skip_lines(DataReader *r, long long lines, const char *section) {
+  for (long long k = 0; k < lines; k++)
+    if (!data_line(r) || is_section(r))
+      return fail(r, FB_EXIT_USAGE, "the %s section has fewer lines than its count (atoms or types)", section);
+  return 0;
+}
+
+static int read_sections(DataReader *r, Md *md, int keep, int more) {
+  int have_atoms = 0, rc = 0;
+  while (more && !rc) {
+    char section[64] = "", *f[4];
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", r->buf);
+    int n = fields(copy, f, 4);
+    snprintf(section, sizeof section, "%s%s%s", f[0], n > 1 ? " " : "", n > 1 ? f[1] : "");
+    if (!strcmp(section, "Masses")) rc = keep ? skip_lines(r, r->ntypes, "Masses") : read_masses(r, md);
+    else if (!strcmp(section, "Pair Coeffs")) rc = keep ? skip_lines(r, r->ntypes, "Pair Coeffs") : read_pair_coeffs(r, md, 0);
+    else if (!strcmp(section, "PairIJ Coeffs"))
+      rc = keep ? skip_lines(r, r->ntypes * (r->ntypes + 1) / 2, "PairIJ Coeffs") : read_pair_coeffs(r, md, 1);
+    else if (!strcmp(f[0], "Atoms") && n == 1) {
+      rc = read_atoms(r, md, keep);
+      have_atoms = 1;
+    } else if (!strcmp(f[0], "Velocities") && n == 1) {
+      if (!have_atoms) return fail(r, FB_EXIT_USAGE, "Velocities before Atoms%s", "");
+      rc = keep ? read_velocities(r, md) : skip_lines(r, r->natoms, "Velocities");
+    } else {
+      return fail(r, FB_EXIT_USAGE, "unsupported section '%s' (atom_style atomic: Masses, Atoms, Velocities, Pair Coeffs, "
+                  "PairIJ Coeffs)", section);
+    }
+    if (rc) return rc;
+    more = data_line(r);
+    if (more && !is_section(r)) return fail(r, FB_EXIT_USAGE, "more lines than the section's count (atoms or types)%s", "");
+  }
+  if (!have_atoms) return fail(r, FB_EXIT_USAGE, "no Atoms section%s", "");
+  if (keep && md->have_velocities)
+    for (long long id = 1; id <= r->natoms; id++)
+      if (r->seen[id] != 2) {
+        char what[32];
+        snprintf(what, sizeof what, "%lld", id);
+        r->line = 0;
+        return fail(r, FB_EXIT_USAGE, "the Velocities section lacks atom %s", what);
+      }
+  return 0;
+}
+
+int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size_t errlen) {
+  DataReader r = {fmemopen((void *)text, len ? len : 1, "r"), md->data_file, 0, "", "", err, errlen, 0, 0, NULL, NULL};
+  if (!r.f) return snprintf(err, errlen, "%s: cannot read", md->data_file), FB_EXIT_RUNTIME;
+  int more = 0, rc = FB_EXIT_USAGE;
+  if (!len || !fgets(r.buf, sizeof r.buf, r.f)) {
+    rc = fail(&r, FB_EXIT_USAGE, "empty file%s", "");
+    goto out;
+  }
+  r.line = 1; /* the first line is a title */
+  if ((rc = read_header(&r, md, &more))) goto out;
+  if (r.natoms > (long long)len / DATA_MIN_ATOM_LINE) {
+    char what[96];
+    snprintf(what, sizeof what, "%lld atoms, more than its %zu bytes can hold", r.natoms, len);
+    r.line = 0;
+    rc = fail(&r, FB_EXIT_USAGE, "the header declares %s", what);
+    goto out;
+  }
+  md->natoms = r.natoms;
+  md->ntypes = r.ntypes;
+  for (int d = 0; d < 3; d++) md->prd[d] = md->boxhi[d] - md->boxlo[d];
+  r.seen = calloc((size_t)r.natoms + 1, 1);
+  r.slot = malloc(((size_t)r.natoms + 1) * sizeof *r.slot);
+  if (!r.seen || !r.slot) {
+    rc = fail(&r, FB_EXIT_RUNTIME, "out of memory reading %s", md->data_file);
+    goto out;
+  }
+  rc = read_sections(&r, md, keep, more);
 out:
-  free(seen);
-  free(vel);
-  free(slot);
+  free(r.seen);
+  free(r.slot);
   fclose(r.f);
   return rc;
 }

@@ -17,18 +17,21 @@
  * where the force is 3e9 epsilon/sigma; Ni EAM: 0.48 A, inside every core). */
 #define MD_OVERLAP_FRACTION 0.1
 
-/* Thread-private accumulation buffers (threads x atoms x 3). */
-static double *thread_buf;
-static size_t thread_cap;
-
-static double *thread_forces(int threads, int nall) {
+/* Thread-private accumulation buffers (threads x atoms x 3), kept in md. */
+static double *thread_forces(Md *md, int threads, int nall) {
   size_t need = (size_t)threads * (size_t)nall * 3;
-  if (need > thread_cap) {
-    free(thread_buf);
-    thread_buf = malloc(need * sizeof *thread_buf);
-    thread_cap = thread_buf ? need : 0;
+  if (need > md->thread_cap) {
+    free(md->thread_buf);
+    md->thread_buf = malloc(need * sizeof *md->thread_buf);
+    md->thread_cap = md->thread_buf ? need : 0;
   }
-  return thread_buf;
+  return md->thread_buf;
+}
+
+void md_force_free(Md *md) {
+  free(md->thread_buf);
+  md->thread_buf = NULL;
+  md->thread_cap = 0;
 }
 
 static inline int table_index(double x, double rdelta, int n, double *p) {
@@ -45,6 +48,7 @@ static inline double spline_deriv(const MdSpline c, double p) { return (c[0] * p
 
 typedef struct {
   double energy, virial, min_rsq;
+  double e_cut; /* sum of the unshifted energy at the cutoff over the pairs inside it */
 } PairSums;
 
 /* One pair's force on i (into the row's running sums) and its reaction
@@ -55,10 +59,11 @@ static inline void pair_force(double (*restrict f)[3], int j, double dx, double 
   f[j][0] -= dx * fpair; f[j][1] -= dy * fpair; f[j][2] -= dz * fpair;
 }
 
-static inline void pair_sums(PairSums *s, double energy, double virial, double min_rsq) {
+static inline void pair_sums(PairSums *s, double energy, double virial, double min_rsq, double e_cut) {
   s->energy += energy;
   s->virial += virial;
   s->min_rsq = min_rsq;
+  s->e_cut += e_cut;
 }
 
 /* The lj/cut loop. single_type lets the compiler keep the coefficients in
@@ -71,8 +76,8 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
   const int *restrict type = md->atoms.type;
   const MdPotential *p = &md->pot;
   const int *restrict first = md->neigh.first, *restrict len = md->neigh.len, *restrict pairs = md->neigh.pairs;
-  const double cutsq = p->cutsq;
-  double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq;
+  const double cutsq0 = p->cutsq_ij[0][0];
+  double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq, e_cut = 0.0;
   for (int i = lo; i < hi; i++) {
     const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
     const int ti = type[i];
@@ -87,6 +92,7 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
       const double lj1 = single_type ? p->lj1[0][0] : p->lj1[ti][tj], lj2 = single_type ? p->lj2[0][0] : p->lj2[ti][tj];
       const double lj3 = single_type ? p->lj3[0][0] : p->lj3[ti][tj], lj4 = single_type ? p->lj4[0][0] : p->lj4[ti][tj];
       const double off = single_type ? p->offset[0][0] : p->offset[ti][tj];
+      const double cutsq = single_type ? cutsq0 : p->cutsq_ij[ti][tj];
       const double r2inv = 1.0 / rsq, r6inv = r2inv * r2inv * r2inv;
       /* no branch on the cutoff (a third of the list lies in the skin, so
        * it would mispredict often, and GCC turns a ?: into one): pairs
@@ -98,11 +104,12 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
         energy += (r6inv * (lj3 * r6inv - lj4) - off) * inside;
         virial += rsq * fpair;
         min_rsq = rsq < min_rsq ? rsq : min_rsq;
+        e_cut += (single_type ? p->e_at_cut[0][0] : p->e_at_cut[ti][tj]) * inside;
       }
     }
     f[i][0] += fi[0]; f[i][1] += fi[1]; f[i][2] += fi[2];
   }
-  pair_sums(s, energy, virial, min_rsq);
+  pair_sums(s, energy, virial, min_rsq, e_cut);
 }
 
 /* Energy, virial and the closest pair are summed only when they are used
@@ -232,7 +239,7 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
     }
     f[i][0] += fi[0]; f[i][1] += fi[1]; f[i][2] += fi[2];
   }
-  pair_sums(s, energy, virial, min_rsq);
+  pair_sums(s, energy, virial, min_rsq, 0.0);
 }
 
 static void eam_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
@@ -260,10 +267,10 @@ static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
     loop(md, out, 0, nloc, sums);
     return 0;
   }
-  double *buf = thread_forces(threads, nall);
+  double *buf = thread_forces(md, threads, nall);
   if (!buf) return FB_EXIT_RUNTIME;
-  double e = 0, w = 0, mn = sums->min_rsq;
-#pragma omp parallel reduction(+ : e, w) reduction(min : mn)
+  double e = 0, w = 0, mn = sums->min_rsq, ec = 0;
+#pragma omp parallel reduction(+ : e, w, ec) reduction(min : mn)
   {
     int t = 0;
 #ifdef _OPENMP
@@ -272,9 +279,9 @@ static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
     double (*mine)[3] = (double (*)[3])(buf + (size_t)t * nall * 3);
     memset(mine, 0, (size_t)nall * 3 * sizeof(double));
     int lo = (int)((long long)nloc * t / threads), hi = (int)((long long)nloc * (t + 1) / threads);
-    PairSums s = {0, 0, mn};
+    PairSums s = {0, 0, mn, 0};
     loop(md, mine, lo, hi, &s);
-    e += s.energy; w += s.virial; mn = s.min_rsq;
+    e += s.energy; w += s.virial; mn = s.min_rsq; ec += s.e_cut;
 #pragma omp barrier
 #pragma omp for schedule(static)
     for (int i = 0; i < nall; i++)
@@ -283,7 +290,7 @@ static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
         out[i][0] += src[0]; out[i][1] += src[1]; out[i][2] += src[2];
       }
   }
-  sums->energy += e; sums->virial += w; sums->min_rsq = mn;
+  sums->energy += e; sums->virial += w; sums->min_rsq = mn; sums->e_cut += ec;
   return 0;
 }
 
@@ -300,7 +307,7 @@ static int eam_densities(Md *md) {
     eam_density(md, a->rho, 0, a->n_local);
     return 0;
   }
-  double *buf = thread_forces(threads, nall);
+  double *buf = thread_forces(md, threads, nall);
   if (!buf) return FB_EXIT_RUNTIME;
 #pragma omp parallel
   {
@@ -344,10 +351,47 @@ static void overlap_check(FbContext *ctx, Md *md, double min_rsq) {
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, msg);
 }
 
+/* Per-atom potential energy (LAMMPS's compute pe/atom): half of each pair's
+ * energy to each atom, plus the embedding energy for EAM, on the steps that
+ * dump it; a plain pass over the list, apart from the force loops. */
+static void peratom_energy(FbContext *ctx, Md *md) {
+  MdAtoms *a = &md->atoms;
+  const MdPotential *p = &md->pot;
+  int nall = a->n_local + a->n_ghost;
+  memset(a->eatom, 0, (size_t)nall * sizeof *a->eatom);
+  for (int i = 0; i < a->n_local; i++) {
+    const int ti = a->type[i], ei = p->elem_of_type[ti];
+    if (p->kind == POT_EAM) {
+      double q;
+      int m = table_index(a->rho[i], p->rdrho, p->nrho, &q);
+      double phi = spline_value(p->frho[ei][m], q);
+      if (a->rho[i] > p->rhomax) phi += a->fp[i] * (a->rho[i] - p->rhomax);
+      a->eatom[i] += phi;
+    }
+    for (int k = 0; k < md->neigh.len[i]; k++) {
+      const int j = md->neigh.pairs[md->neigh.first[i] + k], tj = a->type[j];
+      double dx = a->x[i][0] - a->x[j][0], dy = a->x[i][1] - a->x[j][1], dz = a->x[i][2] - a->x[j][2];
+      double rsq = dx * dx + dy * dy + dz * dz, e;
+      if (rsq >= p->cutsq_ij[ti][tj]) continue;
+      if (p->kind == POT_LJ) {
+        double r6inv = 1.0 / (rsq * rsq * rsq);
+        e = r6inv * (p->lj3[ti][tj] * r6inv - p->lj4[ti][tj]) - p->offset[ti][tj];
+      } else {
+        double q, r = sqrt(rsq);
+        int m = table_index(r, p->rdr, p->nr, &q);
+        e = spline_value(p->z2r[ei][p->elem_of_type[tj]][m], q) / r;
+      }
+      a->eatom[i] += 0.5 * e;
+      a->eatom[j] += 0.5 * e;
+    }
+  }
+  md_reverse_scalar(ctx, md, a->eatom);
+}
+
 void md_force(FbContext *ctx, Md *md) {
   MdAtoms *a = &md->atoms;
   int nall = a->n_local + a->n_ghost;
-  PairSums s = {0.0, 0.0, INFINITY};
+  PairSums s = {0.0, 0.0, INFINITY, 0.0};
   int rc = 0;
   fb_timer_start(&ctx->timers, PH_PAIR);
   memset(a->f, 0, (size_t)nall * sizeof *a->f);
@@ -369,6 +413,8 @@ void md_force(FbContext *ctx, Md *md) {
   /* not summed on this step: NaN, so a use would show (thermo sets energy_due) */
   md->e_pair = sums_due(md) ? s.energy : NAN;
   md->virial = sums_due(md) ? s.virial : NAN;
+  md->e_cut = sums_due(md) ? s.e_cut : NAN;
   md_reverse_f(ctx, md);
+  if (md->peratom_due) peratom_energy(ctx, md);
   if (md->check_overlap) overlap_check(ctx, md, s.min_rsq);
 }

@@ -1,17 +1,25 @@
-/* md.h: md_shear's system, potential, neighbour list, communication plan and
- * phases: a short-range molecular dynamics kernel with LAMMPS's conventions. */
+/* md.h: md_shear's system, potential, neighbour list, communication plan,
+ * groups, computes and runs: a short-range molecular dynamics kernel with
+ * LAMMPS's conventions, so the same input gives LAMMPS's numbers. */
 #ifndef MD_H
 #define MD_H
 
 #include "fabricbench.h"
 
+#include <stdio.h>
+
 enum { PH_PAIR, PH_NEIGH, PH_COMM, PH_REDUCTIONS, PH_OUTPUT, PH_OTHER, PH_COUNT };
 
 #define MD_MAX_TYPES 8
+#define MD_MAX_GROUPS 16   /* bit g of an atom's mask; group 0 is "all" */
+#define MD_MAX_COMPUTES 8
+#define MD_MAX_STAGES 8    /* LAMMPS "run" commands: [run1] ... [run8] */
+#define MD_MAX_VELOCITY 4  /* velocity commands before one run */
+#define MD_MAX_COLUMNS 16  /* thermo columns */
+#define MD_MAX_DUMP_COLUMNS 12
 #define MD_PATH 256
-
-/* Group bits, as in LAMMPS's shear example. */
-enum { MD_LOWER = 1, MD_UPPER = 2, MD_MOBILE = 4 };
+#define MD_NAME 32
+#define MD_GROUP_ALL 0
 
 /* Unit conversions of LAMMPS's update.cpp for the two unit systems we use. */
 typedef struct {
@@ -28,16 +36,26 @@ typedef struct {
 typedef double MdSpline[7];
 
 typedef enum { POT_LJ, POT_EAM } MdPotKind;
+typedef enum { MIX_GEOMETRIC, MIX_ARITHMETIC } MdMix;
+
+/* pair_coeff I J EPS SIG [CUT] for lj/cut (i, j 0-based; set: given, not mixed). */
+typedef struct {
+  double eps[MD_MAX_TYPES][MD_MAX_TYPES], sig[MD_MAX_TYPES][MD_MAX_TYPES];
+  double cut[MD_MAX_TYPES][MD_MAX_TYPES];
+  int set[MD_MAX_TYPES][MD_MAX_TYPES], cut_set[MD_MAX_TYPES][MD_MAX_TYPES];
+} MdPairCoeffs;
 
 typedef struct {
   MdPotKind kind;
   char style[32];          /* lj/cut, eam, eam/alloy */
   int ntypes;
-  double cut, cutsq;       /* force cutoff */
-  /* lj/cut */
+  double cut, cutsq;       /* the largest force cutoff (neighbour lists) */
+  /* lj/cut, per type pair */
+  double cutsq_ij[MD_MAX_TYPES][MD_MAX_TYPES];
   double lj1[MD_MAX_TYPES][MD_MAX_TYPES], lj2[MD_MAX_TYPES][MD_MAX_TYPES];
   double lj3[MD_MAX_TYPES][MD_MAX_TYPES], lj4[MD_MAX_TYPES][MD_MAX_TYPES];
-  double offset[MD_MAX_TYPES][MD_MAX_TYPES];
+  double offset[MD_MAX_TYPES][MD_MAX_TYPES];   /* subtracted when shifted */
+  double e_at_cut[MD_MAX_TYPES][MD_MAX_TYPES]; /* the unshifted energy at the cutoff */
   /* EAM tables: one embedding and density per element, one r*phi per pair */
   int nrho, nr, nelements;
   double drho, dr, rdrho, rdr, rhomax;
@@ -47,11 +65,12 @@ typedef struct {
   char element[MD_MAX_TYPES][16];
 } MdPotential;
 
-/* Atoms: owned first (n_local), then ghosts (n_ghost). */
+/* Atoms: owned first (n_local), then ghosts (n_ghost). group: a bit mask of
+ * the groups the atom belongs to (bit 0: all). */
 typedef struct {
   int n_local, n_ghost, cap;
   double (*x)[3], (*v)[3], (*f)[3], (*x_built)[3];
-  double *rho, *fp;
+  double *rho, *fp, *eatom;
   long long *id;
   int *type, *group;
 } MdAtoms;
@@ -65,6 +84,8 @@ typedef struct {
   double shift[3];         /* added to sent positions (periodic wrap) */
 } MdSwap;
 
+/* The neighbour list and the work arrays of its build (kept between builds). */
+#define MD_MAX_THREADS 256
 typedef struct {
   int count, cap;
   int *first, *len;        /* per owned atom, into pairs */
@@ -72,79 +93,205 @@ typedef struct {
   int nbins[3], nbins_total;
   double bin_lo[3], bin_size[3];
   long long builds, dangerous;
+  int *bin_start, *bin_atoms, *atom_bin, *stencil;
+  double *bin_x[3];        /* positions in bin order, one array per axis */
+  int bin_cap, atom_cap, n_stencil;
+  int *thread_pairs[MD_MAX_THREADS], thread_cap[MD_MAX_THREADS], thread_count[MD_MAX_THREADS];
 } MdNeighbor;
+
+/* Communication buffers and the decomposition's communicator (md_comm.c). */
+typedef struct {
+  MPI_Comm cart;
+  double *sendbuf, *recvbuf;
+  size_t sendcap, recvcap;
+} MdComm;
+
+/* A group, as LAMMPS's group command makes it (once, at set-up): by type,
+ * by a block region (lattice units unless [groups] units = box; INF is
+ * unbounded), or from other groups. */
+typedef enum { GROUP_ALL, GROUP_TYPE, GROUP_BLOCK, GROUP_UNION, GROUP_SUBTRACT, GROUP_INTERSECT } MdGroupKind;
+typedef struct {
+  MdGroupKind kind;
+  int types;               /* GROUP_TYPE: bit t for type t + 1 */
+  int max_type;            /* the largest type named */
+  double lo[3], hi[3];     /* GROUP_BLOCK */
+  int refs[MD_MAX_GROUPS], nrefs;
+} MdGroupDef;
+
+/* A temperature compute: temp GROUP, or temp/partial GROUP XFLAG YFLAG ZFLAG. */
+typedef struct {
+  char name[MD_NAME];
+  int group, partial, use[3];
+  long long count;         /* atoms in the group (set at setup) */
+} MdCompute;
+
+/* One velocity command before a run (LAMMPS's velocity). */
+typedef enum { VEL_CREATE, VEL_SET, VEL_RAMP } MdVelStyle;
+typedef struct {
+  MdVelStyle style;
+  int group;
+  double temp; long long seed; int compute;     /* create T SEED [temp C] */
+  double v[3]; int v_given[3];                  /* set VX VY VZ (NULL: unchanged) */
+  int vdim, cdim; double vlo, vhi, clo, chi;    /* ramp vDIM VLO VHI DIM CLO CHI */
+  int sum;                                      /* set/ramp sum yes */
+} MdVelocity;
+
+/* fix temp/rescale N TSTART TSTOP WINDOW FRACTION, with fix_modify temp C. */
+typedef struct {
+  int on, group, compute;
+  long long every;
+  double t_start, t_stop, window, fraction;
+} MdRescale;
+
+/* One LAMMPS "run": what happens before it and during it. */
+typedef struct {
+  long long steps, thermo_every;
+  int thermo_temp;         /* compute index for thermo_modify temp */
+  MdRescale rescale;
+  MdVelocity vel[MD_MAX_VELOCITY];
+  int n_vel;
+  int reset_timestep;      /* reset_timestep 0 before the run */
+} MdStage;
+
+/* Thermo columns (thermo_style one, or custom with these keywords). */
+typedef enum {
+  TH_STEP, TH_TEMP, TH_EPAIR, TH_EMOL, TH_PE, TH_KE, TH_ETOTAL, TH_PRESS, TH_VOL, TH_ATOMS,
+  TH_LX, TH_LY, TH_LZ, TH_COMPUTE
+} MdThermoKey;
+typedef struct {
+  MdThermoKey key;
+  int compute;             /* TH_COMPUTE: which temperature */
+  char header[MD_NAME];    /* LAMMPS's column name */
+} MdColumn;
+
+/* Dump columns (dump custom): id type x y z vx vy vz fx fy fz c_pe. */
+typedef enum { DU_ID, DU_TYPE, DU_X, DU_Y, DU_Z, DU_VX, DU_VY, DU_VZ, DU_FX, DU_FY, DU_FZ, DU_PE } MdDumpKey;
+
+/* The H5MD trajectory while it is being written (rank 0). */
+typedef struct {
+  long long file, all;     /* hid_t values, -1 when closed */
+  long long frames;
+  char tmp[4096];
+} MdTrajectory;
 
 typedef struct {
   /* deck */
   char deck_path[MD_PATH], units_name[16], lattice[16], data_file[MD_PATH];
+  char *deck_text;                            /* the deck's bytes (rank 0's, broadcast) */
   double lattice_constant, density;           /* metal: constant; lj: reduced density */
   int orient[3][3];
   double origin[3], box_lattice[3];
-  int replicate[3], periodic[3], ntypes;
-  double mass[MD_MAX_TYPES];
+  int replicate[3], periodic[3], ntypes, ntypes_deck;
+  char boundary[3];                           /* LAMMPS's p, f, s, m */
+  double mass[MD_MAX_TYPES];                  /* the masses used */
+  double mass_deck[MD_MAX_TYPES], mass_data[MD_MAX_TYPES];
+  int mass_deck_given, mass_data_given, mass_override;
   char pair_style[32], pot_file[MD_PATH], elements[FB_DECK_STR];
   double epsilon, sigma, cutoff;
+  int eps_given, sig_given;
   int shift;
-  double dt, temperature, skin;
-  long long steps, seed, thermo_every, neigh_every, neigh_delay, equil_steps;
-  int neigh_check, shear, momentum_zero;
-  double lower_wall, upper_wall, wall_velocity, ramp_lo, ramp_hi;
-  long long rescale_every;
-  double rescale_window, rescale_fraction;
+  MdMix mix;
+  MdPairCoeffs coeff;                         /* data file, then the deck */
+  char pair_coeff_text[FB_DECK_LIST];         /* the deck's pair_coeff lines */
+  double dt, skin;
+  long long neigh_every, neigh_delay;
+  int neigh_check;
+  int lattice_given;                          /* lattice keys for units, with read_data */
+  int region_box_units;                       /* [groups] units = box */
+  int velocity_box_units;                     /* [run] velocity_units = box */
+  /* groups, computes, fixes, runs, thermo */
+  int ngroups;
+  char group_name[MD_MAX_GROUPS][MD_NAME];
+  MdGroupDef group_def[MD_MAX_GROUPS];
+  long long group_count[MD_MAX_GROUPS];
+  int set_type_group[MD_MAX_TYPES], set_type_value[MD_MAX_TYPES], n_set_type;
+  int ncomputes;
+  MdCompute compute[MD_MAX_COMPUTES + 1];     /* 0: thermo_temp, temp of all; +1: velocity create's */
+  int setforce_group;                         /* -1: none */
+  int nstages;
+  MdStage stage_plan[MD_MAX_STAGES];
+  int ncolumns;
+  MdColumn column[MD_MAX_COLUMNS];
+  /* outputs */
   char trajectory[MD_PATH], restart_out[MD_PATH], restart_in[MD_PATH], forces_out[MD_PATH];
-  long long trajectory_every;
+  char dump_path[MD_PATH];
+  long long trajectory_every, dump_every;
+  int n_dump_columns;
+  MdDumpKey dump_column[MD_MAX_DUMP_COLUMNS];
   int no_output_flag, grid[3], have_velocities, check_overlap;
-  int energy_due; /* this step's forces also sum the pair energy and virial (thermo steps) */
+  int energy_due;  /* this step's forces also sum the pair energy and virial (thermo steps) */
+  int peratom_due; /* ... and the per-atom energies (dump and trajectory steps) */
   /* derived */
   MdUnits units;
-  double spacing[3];       /* oriented lattice spacings */
-  double boxlo[3], boxhi[3], prd[3];
+  double spacing[3];       /* lattice spacings (oriented) */
+  double boxlo[3], boxhi[3], prd[3];  /* the box the ranks divide (fixed after set-up) */
+  double simlo[3], simhi[3];  /* LAMMPS's box now: shrink-wrapped in s and m dimensions */
+  double small[3];            /* shrink-wrap margin: 1e-4 of the initial box (LAMMPS) */
   double sublo[3], subhi[3], cutghost;
-  long long natoms, nmobile;
+  long long natoms;
   FbDecomp decomp;
   MdSwap swap[6];
   MdAtoms atoms;
   MdNeighbor neigh;
+  MdComm comm;
   MdPotential pot;
-  long long step;          /* current step of the current stage */
+  MdTrajectory traj;
+  FILE *dump_file;         /* rank 0, while the dump is written (under dump_tmp) */
+  char dump_tmp[4096];
+  double *thread_buf;      /* per-thread force copies (force.c) */
+  size_t thread_cap;
+  long long step;          /* current step of the current run */
   long long total_steps;   /* all steps run */
-  int stage;               /* 0: equilibration (shear) or the only run, 1: shear run */
+  int stage;               /* the run being done: index into stage_plan */
+  long long stage_begin, stage_end; /* steps of the current run (for ramped rescales) */
   /* energies and virial of the last force evaluation (local sums) */
-  double e_pair, virial;
+  double e_pair, virial, e_cut;  /* e_cut: sum of E(rc) over the pairs inside the cutoff */
   /* thermo bookkeeping */
-  double e_first, e_last, e_max_dev, p_first[3], p_last[3], p_abs;
-  int thermo_rows;
+  double e_first, e_last, e_max_dev, e_scale, p_first[3], p_last[3], p_abs;
+  double es_first, es_max_dev;   /* the smooth energy (cutoff jumps removed) */
+  int thermo_rows, nve;
   long long lost_atoms, migrations;
   char *thermo_json;       /* rank 0: the thermo rows as JSON arrays, for the record */
   size_t thermo_len, thermo_cap;
-  long long restart_every, start_step; int start_stage;
+  long long restart_every, start_step;
+  int start_stage;
+  FbLoop loop;             /* every run's time steps, the common protocol */
   double loop_s;
 } Md;
 
 /* deck.c */
 void md_parse(FbContext *ctx, Md *md, int argc, char **argv);
+/* plan.c: the groups (made at set-up), computes and runs of the deck */
+int md_group_index(const Md *md, const char *name);
+int md_compute_index(const Md *md, const char *name);
+void md_groups_assign(FbContext *ctx, Md *md);
+void md_groups_count(FbContext *ctx, Md *md);
 /* setup.c */
 void md_setup(FbContext *ctx, Md *md);
 void md_free(Md *md);
 void md_sort_atoms(Md *md);
+void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v);
 /* data.c: the atom store and LAMMPS data files. md_read_data reads the
- * header and box (keep = 0), or also the atoms this rank owns, their
- * velocities and the masses (keep = 1); FB_EXIT_USAGE with err on bad input. */
+ * header, box and coefficient sections (keep = 0), or also the atoms this
+ * rank owns and their velocities (keep = 1), from text (the file's bytes);
+ * FB_EXIT_USAGE with err on bad input. */
 int md_atoms_reserve(MdAtoms *a, int n);
 int md_owns(const Md *md, const double x[3]);
 int md_add_atom(Md *md, long long id, int type, const double x[3], const double v[3]);
-int md_read_data(Md *md, int keep, char *err, size_t len);
+int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size_t errlen);
 /* potential.c */
-int md_potential_init(Md *md, char *err, size_t len);
+int md_potential_init(Md *md, const char *file_text, size_t file_len, char *err, size_t len);
 void md_potential_free(MdPotential *p);
 /* force.c: local pair energy and virial into md->e_pair, md->virial */
 void md_force(FbContext *ctx, Md *md);
+void md_force_free(Md *md);
 /* neighbor.c */
 void md_neighbor_build(Md *md);
 int md_neighbor_check(const Md *md);
 void md_neighbor_free(MdNeighbor *n);
 /* md_comm.c: every MPI call of the app */
 void md_comm_setup(FbContext *ctx, Md *md);
+void md_comm_free(Md *md);
 void md_borders(FbContext *ctx, Md *md);
 void md_forward_x(FbContext *ctx, Md *md);
 void md_forward_scalar(FbContext *ctx, Md *md, double *field);
@@ -155,15 +302,20 @@ int md_any(FbContext *ctx, int local);
 void md_sum_exact(FbContext *ctx, double *values, int n);
 void md_minmax(FbContext *ctx, double lo[3], double hi[3]);
 long long md_count(FbContext *ctx, long long local);
-void md_gather_owned(FbContext *ctx, const Md *md, const double (*field)[3], double *out);
+void md_count_n(FbContext *ctx, long long *values, int n);
+void md_gather_owned(FbContext *ctx, const Md *md, const double *field, int width, double *out);
+/* thermo.c: temperatures, the box, the thermo row */
+double md_temperature(FbContext *ctx, Md *md, int compute, double *dof_out);
+void md_reset_box(FbContext *ctx, Md *md);
+void md_thermo(FbContext *ctx, Md *md, int print);
+void md_thermo_header(FbContext *ctx, const Md *md);
 /* integrate.c */
 void md_run(FbContext *ctx, Md *md);
-void md_thermo(FbContext *ctx, Md *md, int print);
-double md_temperature(FbContext *ctx, Md *md, double *dof_out);
 /* output.c */
 void md_write_forces(FbContext *ctx, Md *md);
+void md_dump_frame(FbContext *ctx, Md *md);
 void md_trajectory_frame(FbContext *ctx, Md *md);
-void md_trajectory_close(FbContext *ctx, Md *md, int keep);
+void md_outputs_close(FbContext *ctx, Md *md, int keep);
 void md_restart_write(FbContext *ctx, Md *md);
 int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len);
 /* validate.c */

@@ -14,10 +14,6 @@
 #define BORDER_WIDTH 5
 #define MIGRATE_WIDTH 9
 
-static MPI_Comm cart_comm = MPI_COMM_NULL; /* the decomposition's communicator */
-static double *sendbuf, *recvbuf;
-static size_t sendcap, recvcap;
-
 static int reserve(double **buf, size_t *cap, size_t n) {
   if (n <= *cap) return 0;
   size_t c = *cap ? *cap : 4096;
@@ -35,24 +31,24 @@ static void need(FbContext *ctx, double **buf, size_t *cap, size_t n) {
 
 /* Exchange of n_send values for n_recv: one send to `to`, one receive from
  * `from`; a copy when both are this rank. */
-static void exchange(FbContext *ctx, const double *out, int n_out, int to, double *in, int n_in, int from) {
+static void exchange(FbContext *ctx, Md *md, const double *out, int n_out, int to, double *in, int n_in, int from) {
   if (to == ctx->rank && from == ctx->rank) {
     if (n_out > 0) memcpy(in, out, (size_t)n_out * sizeof *out);
     return;
   }
-  MPI_Sendrecv(out, n_out, MPI_DOUBLE, to, 7, in, n_in, MPI_DOUBLE, from, 7, cart_comm, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(out, n_out, MPI_DOUBLE, to, 7, in, n_in, MPI_DOUBLE, from, 7, md->comm.cart, MPI_STATUS_IGNORE);
   if (to != MPI_PROC_NULL) fb_timers_count(&ctx->timers, PH_COMM, 1, (long long)n_out * 8);
 }
 
-static int exchange_count(FbContext *ctx, int n_out, int to, int from) {
+static int exchange_count(FbContext *ctx, Md *md, int n_out, int to, int from) {
   int n_in = 0;
   if (to == ctx->rank && from == ctx->rank) return n_out;
-  MPI_Sendrecv(&n_out, 1, MPI_INT, to, 6, &n_in, 1, MPI_INT, from, 6, cart_comm, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&n_out, 1, MPI_INT, to, 6, &n_in, 1, MPI_INT, from, 6, md->comm.cart, MPI_STATUS_IGNORE);
   return from == MPI_PROC_NULL ? 0 : n_in;
 }
 
 void md_comm_setup(FbContext *ctx, Md *md) {
-  cart_comm = md->decomp.cart;
+  md->comm.cart = md->decomp.cart;
   for (int d = 0; d < 3; d++)
     for (int dir = 0; dir < 2; dir++) {
       MdSwap *s = &md->swap[2 * d + dir];
@@ -93,22 +89,22 @@ void md_borders(FbContext *ctx, Md *md) {
         s->send_list[s->n_send++] = i;
       }
     }
-    need(ctx, &sendbuf, &sendcap, (size_t)s->n_send * BORDER_WIDTH);
+    need(ctx, &md->comm.sendbuf, &md->comm.sendcap, (size_t)s->n_send * BORDER_WIDTH);
     for (int k = 0; k < s->n_send; k++) {
       int i = s->send_list[k];
-      double *b = sendbuf + (size_t)k * BORDER_WIDTH;
+      double *b = md->comm.sendbuf + (size_t)k * BORDER_WIDTH;
       for (int e = 0; e < 3; e++) b[e] = a->x[i][e] + s->shift[e];
       b[3] = a->type[i];
       b[4] = (double)a->id[i];
     }
-    s->n_recv = exchange_count(ctx, s->n_send, s->send_to, s->recv_from);
-    need(ctx, &recvbuf, &recvcap, (size_t)s->n_recv * BORDER_WIDTH);
-    exchange(ctx, sendbuf, s->n_send * BORDER_WIDTH, s->send_to, recvbuf, s->n_recv * BORDER_WIDTH, s->recv_from);
+    s->n_recv = exchange_count(ctx, md, s->n_send, s->send_to, s->recv_from);
+    need(ctx, &md->comm.recvbuf, &md->comm.recvcap, (size_t)s->n_recv * BORDER_WIDTH);
+    exchange(ctx, md, md->comm.sendbuf, s->n_send * BORDER_WIDTH, s->send_to, md->comm.recvbuf, s->n_recv * BORDER_WIDTH, s->recv_from);
     s->first_recv = a->n_local + a->n_ghost;
     if (md_atoms_reserve(a, s->first_recv + s->n_recv)) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for ghost atoms");
     for (int k = 0; k < s->n_recv; k++) {
       int i = s->first_recv + k;
-      const double *b = recvbuf + (size_t)k * BORDER_WIDTH;
+      const double *b = md->comm.recvbuf + (size_t)k * BORDER_WIDTH;
       memcpy(a->x[i], b, 3 * sizeof *b);
       a->type[i] = (int)b[3];
       a->id[i] = (long long)b[4];
@@ -125,12 +121,12 @@ static void forward(FbContext *ctx, Md *md, double *field, int width, int shift_
   fb_timer_start(&ctx->timers, PH_COMM);
   for (int sw = 0; sw < 6; sw++) {
     MdSwap *s = &md->swap[sw];
-    need(ctx, &sendbuf, &sendcap, (size_t)s->n_send * width);
+    need(ctx, &md->comm.sendbuf, &md->comm.sendcap, (size_t)s->n_send * width);
     for (int k = 0; k < s->n_send; k++) {
       const double *src = field + (size_t)s->send_list[k] * width;
-      for (int e = 0; e < width; e++) sendbuf[(size_t)k * width + e] = src[e] + (shift_positions ? s->shift[e] : 0.0);
+      for (int e = 0; e < width; e++) md->comm.sendbuf[(size_t)k * width + e] = src[e] + (shift_positions ? s->shift[e] : 0.0);
     }
-    exchange(ctx, sendbuf, s->n_send * width, s->send_to, field + (size_t)s->first_recv * width, s->n_recv * width,
+    exchange(ctx, md, md->comm.sendbuf, s->n_send * width, s->send_to, field + (size_t)s->first_recv * width, s->n_recv * width,
              s->recv_from);
   }
   fb_timer_stop(&ctx->timers, PH_COMM);
@@ -141,12 +137,12 @@ static void reverse(FbContext *ctx, Md *md, double *field, int width) {
   fb_timer_start(&ctx->timers, PH_COMM);
   for (int sw = 5; sw >= 0; sw--) {
     MdSwap *s = &md->swap[sw];
-    need(ctx, &recvbuf, &recvcap, (size_t)s->n_send * width);
-    exchange(ctx, field + (size_t)s->first_recv * width, s->n_recv * width, s->recv_from, recvbuf, s->n_send * width,
+    need(ctx, &md->comm.recvbuf, &md->comm.recvcap, (size_t)s->n_send * width);
+    exchange(ctx, md, field + (size_t)s->first_recv * width, s->n_recv * width, s->recv_from, md->comm.recvbuf, s->n_send * width,
              s->send_to);
     for (int k = 0; k < s->n_send; k++) {
       double *dst = field + (size_t)s->send_list[k] * width;
-      for (int e = 0; e < width; e++) dst[e] += recvbuf[(size_t)k * width + e];
+      for (int e = 0; e < width; e++) dst[e] += md->comm.recvbuf[(size_t)k * width + e];
     }
   }
   fb_timer_stop(&ctx->timers, PH_COMM);
@@ -171,6 +167,20 @@ void md_migrate(FbContext *ctx, Md *md) {
       if (a->x[i][d] >= md->boxhi[d]) a->x[i][d] -= md->prd[d];
       if (a->x[i][d] >= md->boxhi[d]) a->x[i][d] = md->boxlo[d]; /* -tiny + prd rounded up to hi */
     }
+  /* a fixed (f) boundary loses the atoms that crossed it, as LAMMPS's exchange does */
+  for (int i = 0; i < a->n_local;) {
+    int out = 0;
+    for (int d = 0; d < 3; d++)
+      out |= md->boundary[d] == 'f' && (a->x[i][d] < md->boxlo[d] || a->x[i][d] >= md->boxhi[d]);
+    if (!out) { i++; continue; }
+    int last = --a->n_local;
+    if (i != last) {
+      memcpy(a->x[i], a->x[last], sizeof a->x[i]);
+      memcpy(a->v[i], a->v[last], sizeof a->v[i]);
+      memcpy(a->x_built[i], a->x_built[last], sizeof a->x_built[i]);
+      a->type[i] = a->type[last]; a->id[i] = a->id[last]; a->group[i] = a->group[last];
+    }
+  }
   for (int d = 0; d < 3; d++) {
     if (md->decomp.dims[d] == 1) continue;
     for (int dir = 0; dir < 2; dir++) {
@@ -182,8 +192,8 @@ void md_migrate(FbContext *ctx, Md *md) {
         for (int i = 0; i < a->n_local;) {
           int leave = dir == 0 ? a->x[i][d] < md->sublo[d] : a->x[i][d] >= md->subhi[d];
           if (!leave) { i++; continue; }
-          need(ctx, &sendbuf, &sendcap, (size_t)(n_out + 1) * MIGRATE_WIDTH);
-          double *b = sendbuf + (size_t)n_out++ * MIGRATE_WIDTH;
+          need(ctx, &md->comm.sendbuf, &md->comm.sendcap, (size_t)(n_out + 1) * MIGRATE_WIDTH);
+          double *b = md->comm.sendbuf + (size_t)n_out++ * MIGRATE_WIDTH;
           for (int e = 0; e < 3; e++) { b[e] = a->x[i][e]; b[3 + e] = a->v[i][e]; }
           /* across the periodic boundary: into the box on the other side */
           const int *c = md->decomp.coords, *p = md->decomp.dims;
@@ -200,12 +210,12 @@ void md_migrate(FbContext *ctx, Md *md) {
           }
         }
       }
-      int n_in = exchange_count(ctx, n_out, to, from);
-      need(ctx, &recvbuf, &recvcap, (size_t)n_in * MIGRATE_WIDTH);
-      exchange(ctx, sendbuf, n_out * MIGRATE_WIDTH, to, recvbuf, n_in * MIGRATE_WIDTH, from);
+      int n_in = exchange_count(ctx, md, n_out, to, from);
+      need(ctx, &md->comm.recvbuf, &md->comm.recvcap, (size_t)n_in * MIGRATE_WIDTH);
+      exchange(ctx, md, md->comm.sendbuf, n_out * MIGRATE_WIDTH, to, md->comm.recvbuf, n_in * MIGRATE_WIDTH, from);
       if (md_atoms_reserve(a, a->n_local + n_in)) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory receiving atoms");
       for (int k = 0; k < n_in; k++) {
-        const double *b = recvbuf + (size_t)k * MIGRATE_WIDTH;
+        const double *b = md->comm.recvbuf + (size_t)k * MIGRATE_WIDTH;
         int i = a->n_local++;
         for (int e = 0; e < 3; e++) { a->x[i][e] = b[e]; a->v[i][e] = b[3 + e]; }
         a->type[i] = (int)b[6]; a->id[i] = (long long)b[7]; a->group[i] = (int)b[8];
@@ -217,12 +227,9 @@ void md_migrate(FbContext *ctx, Md *md) {
 }
 
 int md_any(FbContext *ctx, int local) {
-  int any = 0;
-  fb_timer_start(&ctx->timers, PH_REDUCTIONS);
-  MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, ctx->comm);
-  fb_timer_stop(&ctx->timers, PH_REDUCTIONS);
-  fb_timers_count(&ctx->timers, PH_REDUCTIONS, 1, sizeof local);
-  return any;
+  long long any = local;
+  fb_allreduce_max_ll(ctx, PH_REDUCTIONS, &any, 1);
+  return any != 0;
 }
 
 /* Exact global sums (the same bits on any rank count). */
@@ -239,43 +246,59 @@ void md_sum_exact(FbContext *ctx, double *values, int n) {
 }
 
 void md_minmax(FbContext *ctx, double lo[3], double hi[3]) {
-  fb_timer_start(&ctx->timers, PH_REDUCTIONS);
-  MPI_Allreduce(MPI_IN_PLACE, lo, 3, MPI_DOUBLE, MPI_MIN, ctx->comm);
-  MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, ctx->comm);
-  fb_timer_stop(&ctx->timers, PH_REDUCTIONS);
+  fb_allreduce_min_n(ctx, PH_REDUCTIONS, lo, 3);
+  fb_allreduce_max_n(ctx, PH_REDUCTIONS, hi, 3);
 }
 
 long long md_count(FbContext *ctx, long long local) {
-  long long total = 0;
-  MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, ctx->comm);
-  return total;
+  fb_allreduce_sum_ll(ctx, FB_NO_PHASE, &local, 1);
+  return local;
 }
 
-/* Rank 0 gets field[3] of every owned atom, in id order (out: natoms x 3). */
-void md_gather_owned(FbContext *ctx, const Md *md, const double (*field)[3], double *out) {
+void md_count_n(FbContext *ctx, long long *values, int n) { fb_allreduce_sum_ll(ctx, FB_NO_PHASE, values, n); }
+
+/* Rank 0 gets `width` values of field per owned atom, in id order (out:
+ * natoms x width). */
+void md_gather_owned(FbContext *ctx, const Md *md, const double *field, int width, double *out) {
   const MdAtoms *a = &md->atoms;
-  int n = a->n_local, *counts = NULL, *displs = NULL;
-  double *mine = malloc(((size_t)n * 4 + 1) * sizeof *mine), *all = NULL;
-  if (!mine) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory gathering atoms");
-  for (int i = 0; i < n; i++) {
-    mine[4 * i] = (double)a->id[i];
-    for (int e = 0; e < 3; e++) mine[4 * i + 1 + e] = field[i][e];
-  }
-  int n4 = 4 * n;
+  int n = a->n_local, w1 = width + 1, *counts = NULL, *displs = NULL;
+  double *mine = malloc(((size_t)n * w1 + 1) * sizeof *mine), *all = NULL;
+  int bad = !mine;
   if (ctx->rank == 0) {
     counts = malloc((size_t)ctx->size * sizeof *counts);
     displs = malloc((size_t)ctx->size * sizeof *displs);
-    all = malloc(((size_t)md->natoms * 4 + 1) * sizeof *all);
-    if (!counts || !displs || !all) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory gathering atoms");
+    all = malloc(((size_t)md->natoms * w1 + 1) * sizeof *all);
+    bad |= !counts || !displs || !all;
   }
-  MPI_Gather(&n4, 1, MPI_INT, counts, 1, MPI_INT, 0, ctx->comm);
+  fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory gathering the atoms");
+  for (int i = 0; i < n; i++) {
+    mine[(size_t)w1 * i] = (double)a->id[i];
+    for (int e = 0; e < width; e++) mine[(size_t)w1 * i + 1 + e] = field[(size_t)width * i + e];
+  }
+  int nw = w1 * n;
+  MPI_Gather(&nw, 1, MPI_INT, counts, 1, MPI_INT, 0, ctx->comm);
   if (ctx->rank == 0)
-    for (int r = 0, off = 0; r < ctx->size; r++) { displs[r] = off; off += counts[r]; }
-  MPI_Gatherv(mine, n4, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, ctx->comm);
-  if (ctx->rank == 0)
-    for (long long k = 0; k < md->natoms; k++) {
-      long long id = (long long)all[4 * k];
-      for (int e = 0; e < 3; e++) out[3 * (id - 1) + e] = all[4 * k + 1 + e];
+    for (int r = 0, off = 0; r < ctx->size; r++) {
+      displs[r] = off;
+      off += counts[r];
     }
-  free(mine); free(all); free(counts); free(displs);
+  MPI_Gatherv(mine, nw, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, ctx->comm);
+  long long received = 0;
+  if (ctx->rank == 0) received = (long long)(displs[ctx->size - 1] + counts[ctx->size - 1]) / w1;
+  if (ctx->rank == 0)
+    for (long long k = 0; k < received; k++) { /* lost atoms leave their rows as they were */
+      long long id = (long long)all[(size_t)w1 * k];
+      if (id < 1 || id > md->natoms) continue;
+      for (int e = 0; e < width; e++) out[(size_t)width * (id - 1) + e] = all[(size_t)w1 * k + 1 + e];
+    }
+  free(mine);
+  free(all);
+  free(counts);
+  free(displs);
+}
+
+void md_comm_free(Md *md) {
+  free(md->comm.sendbuf);
+  free(md->comm.recvbuf);
+  memset(&md->comm, 0, sizeof md->comm);
 }

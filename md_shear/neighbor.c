@@ -12,7 +12,7 @@
 #include <omp.h>
 #endif
 
-/* Bins are half the neighbour cutoff wide; the stencil is every bin whose
+/* Bins are half the neighbour cutoff wide; the nb->stencil is every bin whose
  * nearest point is within the cutoff (LAMMPS's default binning). */
 #define BINS_PER_CUTOFF 2
 
@@ -37,13 +37,6 @@ static int grow(int **p, int *cap, int need) {
   return 0;
 }
 
-/* Per-build work arrays, kept between builds. */
-static int *bin_start, *bin_atoms, *atom_bin, *stencil;
-static double *bin_x[3]; /* positions in bin order, one array per axis */
-static int bin_cap, atom_cap, n_stencil;
-#define MD_MAX_THREADS 256
-static int *thread_pairs[MD_MAX_THREADS], thread_cap[MD_MAX_THREADS], thread_count[MD_MAX_THREADS];
-
 static int setup_bins(Md *md, int nall) {
   MdNeighbor *nb = &md->neigh;
   int total = 1;
@@ -59,38 +52,38 @@ static int setup_bins(Md *md, int nall) {
     total *= n;
   }
   nb->nbins_total = total;
-  if (total + 1 > bin_cap) {
-    free(bin_start);
-    bin_start = malloc((size_t)(total + 1) * sizeof *bin_start);
-    bin_cap = bin_start ? total + 1 : 0;
+  if (total + 1 > nb->bin_cap) {
+    free(nb->bin_start);
+    nb->bin_start = malloc((size_t)(total + 1) * sizeof *nb->bin_start);
+    nb->bin_cap = nb->bin_start ? total + 1 : 0;
   }
-  if (nall > atom_cap) {
-    free(bin_atoms); free(atom_bin);
-    bin_atoms = malloc((size_t)(nall + ROW_BLOCK) * sizeof *bin_atoms);
-    atom_bin = malloc((size_t)nall * sizeof *atom_bin);
-    int ok = bin_atoms && atom_bin;
+  if (nall > nb->atom_cap) {
+    free(nb->bin_atoms); free(nb->atom_bin);
+    nb->bin_atoms = malloc((size_t)(nall + ROW_BLOCK) * sizeof *nb->bin_atoms);
+    nb->atom_bin = malloc((size_t)nall * sizeof *nb->atom_bin);
+    int ok = nb->bin_atoms && nb->atom_bin;
     for (int d = 0; d < 3; d++) {
-      free(bin_x[d]);
-      bin_x[d] = malloc((size_t)(nall + ROW_BLOCK) * sizeof *bin_x[d]);
-      ok = ok && bin_x[d];
+      free(nb->bin_x[d]);
+      nb->bin_x[d] = malloc((size_t)(nall + ROW_BLOCK) * sizeof *nb->bin_x[d]);
+      ok = ok && nb->bin_x[d];
     }
-    atom_cap = ok ? nall : 0;
+    nb->atom_cap = ok ? nall : 0;
   }
-  for (int k = nall; atom_cap && k < nall + ROW_BLOCK; k++) { /* padding: never a neighbour */
-    bin_atoms[k] = 0;
-    for (int d = 0; d < 3; d++) bin_x[d][k] = INFINITY;
+  for (int k = nall; nb->atom_cap && k < nall + ROW_BLOCK; k++) { /* padding: never a neighbour */
+    nb->bin_atoms[k] = 0;
+    for (int d = 0; d < 3; d++) nb->bin_x[d][k] = INFINITY;
   }
-  /* stencil: bin offsets whose closest approach is under the cutoff, as
+  /* nb->stencil: bin offsets whose closest approach is under the cutoff, as
    * rows: for each (x, y) offset the z offsets 0..kmax (bins below hold no
    * atom above i; the gap grows with k, so the row is contiguous), which are
    * consecutive bins in memory */
   int reach[3];
   for (int d = 0; d < 3; d++) reach[d] = (int)ceil(md->cutghost / nb->bin_size[d]);
-  free(stencil);
-  stencil = malloc((size_t)(2 * reach[0] + 1) * (2 * reach[1] + 1) * 3 * sizeof *stencil);
-  if (!bin_start || !bin_atoms || !atom_bin || !bin_x[0] || !bin_x[1] || !bin_x[2] || !stencil)
+  free(nb->stencil);
+  nb->stencil = malloc((size_t)(2 * reach[0] + 1) * (2 * reach[1] + 1) * 3 * sizeof *nb->stencil);
+  if (!nb->bin_start || !nb->bin_atoms || !nb->atom_bin || !nb->bin_x[0] || !nb->bin_x[1] || !nb->bin_x[2] || !nb->stencil)
     return FB_EXIT_RUNTIME;
-  n_stencil = 0;
+  nb->n_stencil = 0;
   for (int i = -reach[0]; i <= reach[0]; i++)
     for (int j = -reach[1]; j <= reach[1]; j++) {
       int kmax = -1;
@@ -104,7 +97,7 @@ static int setup_bins(Md *md, int nall) {
         if (dsq < md->cutghost * md->cutghost) kmax = k;
       }
       if (kmax < 0) continue;
-      int *row = stencil + 3 * n_stencil++;
+      int *row = nb->stencil + 3 * nb->n_stencil++;
       row[0] = i; row[1] = j; row[2] = kmax;
     }
   return 0;
@@ -123,17 +116,17 @@ static const unsigned char kept_lanes[16][ROW_BLOCK] = {
 static const unsigned char kept_count[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
 
 /* Appends to out[count..] the neighbours of atom i at (xi, yi, zi) among
- * the slots s0..s1-1 of one stencil row: atoms above i in (z, y, x) order
+ * the slots s0..s1-1 of one nb->stencil row: atoms above i in (z, y, x) order
  * and within the cutoff. Returns the new count. Four slots at a time with
  * vector compares and no branch per candidate (a third pass, so a branch
  * would mispredict often): all four indices are written and the count
  * moves on by the kept ones. Equal positions (overlapping owned atoms,
  * rsq = 0) go by index, so the overlap check still sees them: a rare,
  * separate path. out needs room for ROW_BLOCK past the row. */
-static int list_row(int i, double xi, double yi, double zi, int s0, int s1, double cutsq, int nlocal,
-                    int *restrict out, int count) {
-  const double *restrict x = bin_x[0], *restrict y = bin_x[1], *restrict z = bin_x[2];
-  const int *restrict atom = bin_atoms;
+static int list_row(const MdNeighbor *nb, int i, double xi, double yi, double zi, int s0, int s1, double cutsq,
+                    int nlocal, int *restrict out, int count) {
+  const double *restrict x = nb->bin_x[0], *restrict y = nb->bin_x[1], *restrict z = nb->bin_x[2];
+  const int *restrict atom = nb->bin_atoms;
   for (int b = s0; b < s1; b += ROW_BLOCK) {
     V4d xj, yj, zj; /* unaligned loads (no vector passed or returned: same ABI with or without AVX) */
     memcpy(&xj, x + b, sizeof xj);
@@ -155,7 +148,7 @@ static int list_row(int i, double xi, double yi, double zi, int s0, int s1, doub
   return count;
 }
 
-/* Lists atoms lo..hi-1 into *pairs (first[] relative to it), one stencil
+/* Lists atoms lo..hi-1 into *pairs (first[] relative to it), one nb->stencil
  * row (a run of consecutive slots) at a time. */
 static int list_block(Md *md, int lo, int hi, int **pairs, int *cap, int *count_out, int nb0, int nb1, int nb2) {
   const MdAtoms *a = &md->atoms;
@@ -165,17 +158,17 @@ static int list_block(Md *md, int lo, int hi, int **pairs, int *cap, int *count_
   int count = 0;
   for (int i = lo; i < hi; i++) {
     const double xi = a->x[i][0], yi = a->x[i][1], zi = a->x[i][2];
-    const int b = atom_bin[i];
+    const int b = nb->atom_bin[i];
     const int c2 = b % nb2, c1 = (b / nb2) % nb1, c0 = b / (nb2 * nb1);
     nb->first[i] = count;
-    for (int s = 0; s < n_stencil; s++) {
-      const int bx = c0 + stencil[3 * s], by = c1 + stencil[3 * s + 1];
+    for (int s = 0; s < nb->n_stencil; s++) {
+      const int bx = c0 + nb->stencil[3 * s], by = c1 + nb->stencil[3 * s + 1];
       if (bx < 0 || bx >= nb0 || by < 0 || by >= nb1) continue;
-      const int top = c2 + stencil[3 * s + 2] < nb2 ? c2 + stencil[3 * s + 2] : nb2 - 1;
+      const int top = c2 + nb->stencil[3 * s + 2] < nb2 ? c2 + nb->stencil[3 * s + 2] : nb2 - 1;
       const int b0 = (bx * nb1 + by) * nb2;
-      const int s0 = bin_start[b0 + c2], s1 = bin_start[b0 + top + 1];
+      const int s0 = nb->bin_start[b0 + c2], s1 = nb->bin_start[b0 + top + 1];
       if (grow(pairs, cap, count + (s1 - s0) + ROW_BLOCK)) return 1;
-      count = list_row(i, xi, yi, zi, s0, s1, cutsq, nlocal, *pairs, count);
+      count = list_row(nb, i, xi, yi, zi, s0, s1, cutsq, nlocal, *pairs, count);
     }
     nb->len[i] = count - nb->first[i];
   }
@@ -197,20 +190,20 @@ static int build(Md *md) {
   nb->len = malloc((size_t)(a->n_local + 1) * sizeof *nb->len);
   if (!nb->first || !nb->len) return FB_EXIT_RUNTIME;
   const int nb0 = nb->nbins[0], nb1 = nb->nbins[1], nb2 = nb->nbins[2];
-  memset(bin_start, 0, (size_t)(nb->nbins_total + 1) * sizeof *bin_start);
+  memset(nb->bin_start, 0, (size_t)(nb->nbins_total + 1) * sizeof *nb->bin_start);
   for (int i = 0; i < nall; i++) {
     int b = (bin_coord(nb, 0, a->x[i][0]) * nb1 + bin_coord(nb, 1, a->x[i][1])) * nb2 + bin_coord(nb, 2, a->x[i][2]);
-    atom_bin[i] = b;
-    bin_start[b + 1]++;
+    nb->atom_bin[i] = b;
+    nb->bin_start[b + 1]++;
   }
-  for (int b = 0; b < nb->nbins_total; b++) bin_start[b + 1] += bin_start[b];
+  for (int b = 0; b < nb->nbins_total; b++) nb->bin_start[b + 1] += nb->bin_start[b];
   for (int i = 0; i < nall; i++) { /* stable: each bin lists its atoms by index */
-    int slot = bin_start[atom_bin[i]]++;
-    bin_atoms[slot] = i;
-    for (int d = 0; d < 3; d++) bin_x[d][slot] = a->x[i][d];
+    int slot = nb->bin_start[nb->atom_bin[i]]++;
+    nb->bin_atoms[slot] = i;
+    for (int d = 0; d < 3; d++) nb->bin_x[d][slot] = a->x[i][d];
   }
-  for (int b = nb->nbins_total; b > 0; b--) bin_start[b] = bin_start[b - 1];
-  bin_start[0] = 0;
+  for (int b = nb->nbins_total; b > 0; b--) nb->bin_start[b] = nb->bin_start[b - 1];
+  nb->bin_start[0] = 0;
   const int nlocal = a->n_local;
   int threads = 1;
 #ifdef _OPENMP
@@ -227,17 +220,17 @@ static int build(Md *md) {
     t = omp_get_thread_num();
 #endif
     int lo = (int)((long long)nlocal * t / threads), hi = (int)((long long)nlocal * (t + 1) / threads);
-    failed = list_block(md, lo, hi, &thread_pairs[t], &thread_cap[t], &thread_count[t], nb0, nb1, nb2);
+    failed = list_block(md, lo, hi, &nb->thread_pairs[t], &nb->thread_cap[t], &nb->thread_count[t], nb0, nb1, nb2);
   }
   if (failed) return FB_EXIT_RUNTIME;
   int count = 0;
-  for (int t = 0; t < threads; t++) count += thread_count[t];
+  for (int t = 0; t < threads; t++) count += nb->thread_count[t];
   if (grow(&nb->pairs, &nb->cap, count + 1)) return FB_EXIT_RUNTIME;
   for (int t = 0, base = 0; t < threads; t++) {
     int lo = (int)((long long)nlocal * t / threads), hi = (int)((long long)nlocal * (t + 1) / threads);
     for (int i = lo; i < hi; i++) nb->first[i] += base;
-    if (thread_count[t] > 0) memcpy(nb->pairs + base, thread_pairs[t], (size_t)thread_count[t] * sizeof *nb->pairs);
-    base += thread_count[t];
+    if (nb->thread_count[t] > 0) memcpy(nb->pairs + base, nb->thread_pairs[t], (size_t)nb->thread_count[t] * sizeof *nb->pairs);
+    base += nb->thread_count[t];
   }
   nb->count = count;
   for (int i = 0; i < nlocal; i++) memcpy(a->x_built[i], a->x[i], sizeof a->x[i]);
@@ -264,13 +257,15 @@ int md_neighbor_check(const Md *md) {
   return 0;
 }
 
-void md_neighbor_free(MdNeighbor *n) {
-  free(n->first);
-  free(n->len);
-  free(n->pairs);
-  free(bin_start); free(bin_atoms); free(atom_bin); free(stencil);
-  for (int d = 0; d < 3; d++) { free(bin_x[d]); bin_x[d] = NULL; }
-  for (int t = 0; t < MD_MAX_THREADS; t++) { free(thread_pairs[t]); thread_pairs[t] = NULL; thread_cap[t] = 0; }
-  bin_start = bin_atoms = atom_bin = stencil = NULL;
-  bin_cap = atom_cap = 0;
+void md_neighbor_free(MdNeighbor *nb) {
+  free(nb->first);
+  free(nb->len);
+  free(nb->pairs);
+  free(nb->bin_start);
+  free(nb->bin_atoms);
+  free(nb->atom_bin);
+  free(nb->stencil);
+  for (int d = 0; d < 3; d++) free(nb->bin_x[d]);
+  for (int t = 0; t < MD_MAX_THREADS; t++) free(nb->thread_pairs[t]);
+  memset(nb, 0, sizeof *nb);
 }

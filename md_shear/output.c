@@ -9,34 +9,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <unistd.h>
 
 #define H5MD_VERSION_MAJOR 1
 #define H5MD_VERSION_MINOR 1
 
 void md_write_forces(FbContext *ctx, Md *md) {
-  double *f = ctx->rank == 0 ? malloc((size_t)md->natoms * 3 * sizeof *f) : NULL;
-  if (ctx->rank == 0 && !f) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the force dump");
-  md_gather_owned(ctx, md, (const double (*)[3])md->atoms.f, f);
+  double *f = ctx->rank == 0 ? malloc((size_t)md->natoms * 3 * sizeof *f + 1) : NULL;
+  fb_agree(ctx, ctx->rank == 0 && !f ? FB_EXIT_RUNTIME : 0, "out of memory for the force dump");
+  md_gather_owned(ctx, md, &md->atoms.f[0][0], 3, f);
   int rc = 0;
   char msg[FB_MSG_LEN] = "";
   if (ctx->rank == 0) {
-    char tmp[MD_PATH + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", md->forces_out);
-    FILE *out = fopen(tmp, "w");
-    if (out) {
-      fprintf(out, "# id fx fy fz at step 0 (%s units)\n", md->units.name);
+    size_t cap = (size_t)md->natoms * 80 + 128, at = 0;
+    char *text = malloc(cap);
+    if (text) {
+      at += (size_t)snprintf(text, cap, "# id fx fy fz at step 0 (%s units)\n", md->units.name);
       for (long long k = 0; k < md->natoms; k++)
-        fprintf(out, "%lld %.17g %.17g %.17g\n", k + 1, f[3 * k], f[3 * k + 1], f[3 * k + 2]);
+        at += (size_t)snprintf(text + at, cap - at, "%lld %.17g %.17g %.17g\n", k + 1, f[3 * k], f[3 * k + 1],
+                               f[3 * k + 2]);
     }
-    if (!out || fclose(out) || rename(tmp, md->forces_out)) {
-      unlink(tmp);
+    int err = text ? fb_write_file_atomic(md->forces_out, text, at) : ENOMEM;
+    if (err) {
       rc = FB_EXIT_RUNTIME;
-      snprintf(msg, sizeof msg, "cannot write %s", md->forces_out);
+      snprintf(msg, sizeof msg, "cannot write %s: %s", md->forces_out, strerror(err));
     }
+    free(text);
     free(f);
   }
-  fb_agree(ctx, rc, msg);
+  fb_agree_root(ctx, rc, msg);
 }
 
 /* ---------------------------------------------------------------- HDF5 help */
@@ -136,9 +138,9 @@ static int gather_state(FbContext *ctx, const Md *md, Gathered *g) {
   }
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory gathering the atoms for output");
   for (int i = 0; i < a->n_local; i++) { tg[i][0] = a->type[i]; tg[i][1] = a->group[i]; tg[i][2] = 0; }
-  md_gather_owned(ctx, md, (const double (*)[3])a->x, g->x);
-  md_gather_owned(ctx, md, (const double (*)[3])a->v, g->v);
-  md_gather_owned(ctx, md, (const double (*)[3])tg, g->tg);
+  md_gather_owned(ctx, md, &a->x[0][0], 3, g->x);
+  md_gather_owned(ctx, md, &a->v[0][0], 3, g->v);
+  md_gather_owned(ctx, md, &tg[0][0], 3, g->tg);
   free(tg);
   return 0;
 }
@@ -157,18 +159,15 @@ static void free_gathered(Gathered *g) { free(g->x); free(g->v); free(g->tg); }
 
 /* ------------------------------------------------------------ trajectory */
 
-static hid_t traj_file = -1, traj_all = -1;
-static long long traj_frames;
-static char traj_tmp[MD_PATH + 8];
-
-/* A time series group (step, time, value[frame][N][3]) with room to grow. */
-static void series_create(hid_t all, const char *name, long long natoms) {
+/* A time series group (step, time, value[frame][N][width]) with room to grow. */
+static void series_create(hid_t all, const char *name, long long natoms, int width) {
   hid_t g = H5Gcreate2(all, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  int rank = width == 1 ? 2 : 3;
   hsize_t dims[3] = {0, (hsize_t)natoms, 3}, maxd[3] = {H5S_UNLIMITED, (hsize_t)natoms, 3};
   hsize_t chunk[3] = {1, (hsize_t)natoms, 3};
   hid_t cp = H5Pcreate(H5P_DATASET_CREATE);
-  H5Pset_chunk(cp, 3, chunk);
-  hid_t sp = H5Screate_simple(3, dims, maxd);
+  H5Pset_chunk(cp, rank, chunk);
+  hid_t sp = H5Screate_simple(rank, dims, maxd);
   H5Dclose(H5Dcreate2(g, "value", H5T_NATIVE_FLOAT, sp, H5P_DEFAULT, cp, H5P_DEFAULT));
   H5Sclose(sp);
   H5Pclose(cp);
@@ -183,64 +182,175 @@ static void series_create(hid_t all, const char *name, long long natoms) {
   H5Gclose(g);
 }
 
-static void series_append(hid_t all, const char *name, long long frame, long long natoms, const double *xyz,
-                          long long step, double time) {
+static void series_append(hid_t all, const char *name, long long frame, long long natoms, int width,
+                          const double *values, long long step, double time) {
   hid_t g = H5Gopen2(all, name, H5P_DEFAULT);
-  float *buf = malloc((size_t)natoms * 3 * sizeof *buf);
-  for (long long k = 0; buf && k < natoms * 3; k++) buf[k] = (float)xyz[k];
+  size_t n = (size_t)natoms * (size_t)width;
+  float *buf = malloc(n * sizeof *buf + 1);
+  for (size_t k = 0; buf && k < n; k++) buf[k] = (float)values[k];
   hid_t ds = H5Dopen2(g, "value", H5P_DEFAULT);
+  int rank = width == 1 ? 2 : 3;
   hsize_t dims[3] = {(hsize_t)frame + 1, (hsize_t)natoms, 3}, start[3] = {(hsize_t)frame, 0, 0},
           count[3] = {1, (hsize_t)natoms, 3};
   H5Dset_extent(ds, dims);
-  hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(3, count, NULL);
+  hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(rank, count, NULL);
   H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
   if (buf) H5Dwrite(ds, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, buf);
-  H5Sclose(ms); H5Sclose(fs); H5Dclose(ds);
+  H5Sclose(ms);
+  H5Sclose(fs);
+  H5Dclose(ds);
   const char *names[2] = {"step", "time"};
   for (int k = 0; k < 2; k++) {
     ds = H5Dopen2(g, names[k], H5P_DEFAULT);
-    hsize_t n = (hsize_t)frame + 1, at = (hsize_t)frame, one = 1;
-    H5Dset_extent(ds, &n);
+    hsize_t len = (hsize_t)frame + 1, at = (hsize_t)frame, one = 1;
+    H5Dset_extent(ds, &len);
     fs = H5Dget_space(ds);
     ms = H5Screate_simple(1, &one, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &one, NULL);
     if (k == 0) H5Dwrite(ds, H5T_NATIVE_LLONG, ms, fs, H5P_DEFAULT, &step);
     else H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, &time);
-    H5Sclose(ms); H5Sclose(fs); H5Dclose(ds);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Dclose(ds);
   }
   free(buf);
   H5Gclose(g);
 }
 
+/* Per-atom forces and energies in id order on rank 0 (trajectory, dump). */
+static void gather_forces(FbContext *ctx, const Md *md, double **f, double **e) {
+  *f = *e = NULL;
+  if (ctx->rank == 0) {
+    *f = malloc((size_t)md->natoms * 3 * sizeof **f + 1);
+    *e = malloc((size_t)md->natoms * sizeof **e + 1);
+  }
+  fb_agree(ctx, ctx->rank == 0 && (!*f || !*e) ? FB_EXIT_RUNTIME : 0, "out of memory gathering forces");
+  md_gather_owned(ctx, md, &md->atoms.f[0][0], 3, *f);
+  md_gather_owned(ctx, md, md->atoms.eatom, 1, *e);
+}
+
+/* One H5MD frame of the last run: positions, forces and per-atom energies. */
 void md_trajectory_frame(FbContext *ctx, Md *md) {
   fb_timer_start(&ctx->timers, PH_OUTPUT);
   Gathered g;
   gather_state(ctx, md, &g);
+  double *f, *e;
+  gather_forces(ctx, md, &f, &e);
   int rc = 0;
+  MdTrajectory *t = &md->traj;
   if (ctx->rank == 0) {
-    if (traj_file < 0) {
-      snprintf(traj_tmp, sizeof traj_tmp, "%s.tmp", md->trajectory);
-      traj_file = h5md_create(md, traj_tmp, &traj_all);
-      if (traj_file >= 0) {
-        series_create(traj_all, "position", md->natoms);
-        int_column(traj_all, "species", g.tg, 0, md->natoms);
+    if (t->file < 0) {
+      char target[4096];
+      if (fb_output_target(md->trajectory, target, sizeof target) == 0 &&
+          fb_temp_begin(target, t->tmp, sizeof t->tmp) == 0) {
+        hid_t all;
+        t->file = h5md_create(md, t->tmp, &all);
+        t->all = all;
+      }
+      if (t->file >= 0) {
+        series_create(t->all, "position", md->natoms, 3);
+        series_create(t->all, "force", md->natoms, 3);
+        series_create(t->all, "potential_energy", md->natoms, 1);
+        int_column(t->all, "species", g.tg, 0, md->natoms);
       }
     }
-    if (traj_file < 0) rc = FB_EXIT_RUNTIME;
-    else series_append(traj_all, "position", traj_frames++, md->natoms, g.x, md->step, md->step * md->dt);
+    if (t->file < 0) {
+      rc = FB_EXIT_RUNTIME;
+    } else {
+      double time = md->step * md->dt;
+      series_append(t->all, "position", t->frames, md->natoms, 3, g.x, md->step, time);
+      series_append(t->all, "force", t->frames, md->natoms, 3, f, md->step, time);
+      series_append(t->all, "potential_energy", t->frames, md->natoms, 1, e, md->step, time);
+      t->frames++;
+    }
   }
   free_gathered(&g);
+  free(f);
+  free(e);
   fb_timer_stop(&ctx->timers, PH_OUTPUT);
-  fb_agree(ctx, rc, "cannot create the trajectory file");
+  fb_agree_root(ctx, rc, "cannot create the trajectory file");
 }
 
-/* Closes the trajectory and gives it its name (keep = 0: removes it). */
-void md_trajectory_close(FbContext *ctx, Md *md, int keep) {
-  if (ctx->rank != 0 || traj_file < 0) return;
-  H5Gclose(traj_all);
-  H5Fclose(traj_file);
-  traj_file = -1;
-  if (!keep || rename(traj_tmp, md->trajectory)) unlink(traj_tmp);
+/* ------------------------------------------------------------------ dump */
+
+static const char *const DUMP_HEADERS[] = {"id", "type", "x", "y", "z", "vx", "vy", "vz", "fx", "fy", "fz", "c_pe"};
+
+/* One frame of LAMMPS's dump custom (sorted by id), 17 digits. */
+void md_dump_frame(FbContext *ctx, Md *md) {
+  fb_timer_start(&ctx->timers, PH_OUTPUT);
+  Gathered g;
+  gather_state(ctx, md, &g);
+  double *f, *e;
+  gather_forces(ctx, md, &f, &e);
+  int rc = 0;
+  if (ctx->rank == 0) {
+    if (!md->dump_file) {
+      char target[4096];
+      if (fb_output_target(md->dump_path, target, sizeof target) == 0 &&
+          fb_temp_begin(target, md->dump_tmp, sizeof md->dump_tmp) == 0)
+        md->dump_file = fopen(md->dump_tmp, "w");
+    }
+    FILE *out = md->dump_file;
+    if (!out) {
+      rc = FB_EXIT_RUNTIME;
+    } else {
+      fprintf(out, "ITEM: TIMESTEP\n%lld\nITEM: NUMBER OF ATOMS\n%lld\nITEM: BOX BOUNDS", md->step, md->natoms);
+      for (int d = 0; d < 3; d++) fprintf(out, " %c%c", md->boundary[d], md->boundary[d]);
+      fprintf(out, "\n");
+      for (int d = 0; d < 3; d++) fprintf(out, "%.17g %.17g\n", md->simlo[d], md->simhi[d]);
+      fprintf(out, "ITEM: ATOMS");
+      for (int c = 0; c < md->n_dump_columns; c++) fprintf(out, " %s", DUMP_HEADERS[md->dump_column[c]]);
+      fprintf(out, "\n");
+      for (long long k = 0; k < md->natoms; k++) {
+        for (int c = 0; c < md->n_dump_columns; c++) {
+          int key = md->dump_column[c];
+          const char *sep = c ? " " : "";
+          if (key == DU_ID) fprintf(out, "%s%lld", sep, k + 1);
+          else if (key == DU_TYPE) fprintf(out, "%s%d", sep, (int)g.tg[3 * k] + 1);
+          else if (key <= DU_Z) fprintf(out, "%s%.17g", sep, g.x[3 * k + key - DU_X]);
+          else if (key <= DU_VZ) fprintf(out, "%s%.17g", sep, g.v[3 * k + key - DU_VX]);
+          else if (key <= DU_FZ) fprintf(out, "%s%.17g", sep, f[3 * k + key - DU_FX]);
+          else fprintf(out, "%s%.17g", sep, e[k]);
+        }
+        fprintf(out, "\n");
+      }
+      if (ferror(out)) rc = FB_EXIT_RUNTIME;
+    }
+  }
+  free_gathered(&g);
+  free(f);
+  free(e);
+  fb_timer_stop(&ctx->timers, PH_OUTPUT);
+  fb_agree_root(ctx, rc, "cannot write the dump file");
+}
+
+/* Closes the trajectory and the dump and gives them their names (keep = 0:
+ * removes them). */
+void md_outputs_close(FbContext *ctx, Md *md, int keep) {
+  int rc = 0;
+  char msg[FB_MSG_LEN] = "";
+  if (ctx->rank == 0 && md->traj.file >= 0) {
+    H5Gclose(md->traj.all);
+    int bad = H5Fclose(md->traj.file) < 0;
+    md->traj.file = -1;
+    char target[4096];
+    if (!keep || bad || fb_output_target(md->trajectory, target, sizeof target) ||
+        fb_temp_commit(md->traj.tmp, target)) {
+      fb_temp_discard(md->traj.tmp);
+      if (keep) rc = FB_EXIT_RUNTIME, snprintf(msg, sizeof msg, "cannot write the trajectory %s", md->trajectory);
+    }
+  }
+  if (ctx->rank == 0 && md->dump_file) {
+    int bad = fclose(md->dump_file) != 0;
+    md->dump_file = NULL;
+    char target[4096];
+    if (!keep || bad || fb_output_target(md->dump_path, target, sizeof target) ||
+        fb_temp_commit(md->dump_tmp, target)) {
+      fb_temp_discard(md->dump_tmp);
+      if (keep) rc = FB_EXIT_RUNTIME, snprintf(msg, sizeof msg, "cannot write the dump %s", md->dump_path);
+    }
+  }
+  fb_agree_root(ctx, rc, msg);
 }
 
 /* --------------------------------------------------------------- restart */
@@ -251,9 +361,11 @@ void md_restart_write(FbContext *ctx, Md *md) {
   gather_state(ctx, md, &g);
   int rc = 0;
   if (ctx->rank == 0) {
-    char tmp[MD_PATH + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", md->restart_out);
-    hid_t all, f = h5md_create(md, tmp, &all);
+    char tmp[4096], target[4096];
+    hid_t all, f = -1;
+    if (fb_output_target(md->restart_out, target, sizeof target) == 0 &&
+        fb_temp_begin(target, tmp, sizeof tmp) == 0)
+      f = h5md_create(md, tmp, &all);
     if (f < 0) rc = FB_EXIT_RUNTIME;
     else {
       hsize_t dims[2] = {(hsize_t)md->natoms, 3};
@@ -274,22 +386,26 @@ void md_restart_write(FbContext *ctx, Md *md) {
       hid_t p = H5Gcreate2(f, "parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
       hid_t fbg = H5Gcreate2(p, "fabricbench", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
       hsize_t one = 1, three = 3;
-      long long state[4] = {md->step, md->stage, md->natoms, md->ntypes};
-      hsize_t four = 4;
-      dataset(fbg, "state", H5T_NATIVE_LLONG, 1, &four, state);
+      long long state[5] = {md->step, md->stage, md->natoms, md->ntypes, md->stage_begin};
+      hsize_t five = 5;
+      dataset(fbg, "state", H5T_NATIVE_LLONG, 1, &five, state);
       dataset(fbg, "boxlo", H5T_NATIVE_DOUBLE, 1, &three, md->boxlo);
       dataset(fbg, "boxhi", H5T_NATIVE_DOUBLE, 1, &three, md->boxhi);
       dataset(fbg, "spacing", H5T_NATIVE_DOUBLE, 1, &three, md->spacing);
       dataset(fbg, "timestep", H5T_NATIVE_DOUBLE, 1, &one, &md->dt);
       H5Gclose(fbg);
       H5Gclose(p);
-      if (H5Fclose(f) < 0 || rename(tmp, md->restart_out)) rc = FB_EXIT_RUNTIME;
-      if (rc) unlink(tmp);
+      if (H5Fclose(f) < 0) {
+        fb_temp_discard(tmp);
+        rc = FB_EXIT_RUNTIME;
+      } else if (fb_temp_commit(tmp, target)) {
+        rc = FB_EXIT_RUNTIME;
+      }
     }
   }
   free_gathered(&g);
   fb_timer_stop(&ctx->timers, PH_OUTPUT);
-  fb_agree(ctx, rc, "cannot write the restart file");
+  fb_agree_root(ctx, rc, "cannot write the restart file");
 }
 
 static int read_ds(hid_t f, const char *name, hid_t type, void *dest, hsize_t want) {
@@ -312,12 +428,12 @@ int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
   if (access(path, R_OK)) { snprintf(err, len, "%s: cannot read the restart file", path); return FB_EXIT_USAGE; }
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) { snprintf(err, len, "%s: not an HDF5 file (damaged or not a restart)", path); return FB_EXIT_USAGE; }
-  long long state[4];
+  long long state[5];
   double lo[3], hi[3], spacing[3], dt;
   int rc = FB_EXIT_USAGE;
   double *x = NULL, *v = NULL;
   int *species = NULL, *group = NULL;
-  if (read_ds(f, "/parameters/fabricbench/state", H5T_NATIVE_LLONG, state, 4) ||
+  if (read_ds(f, "/parameters/fabricbench/state", H5T_NATIVE_LLONG, state, 5) ||
       read_ds(f, "/parameters/fabricbench/boxlo", H5T_NATIVE_DOUBLE, lo, 3) ||
       read_ds(f, "/parameters/fabricbench/boxhi", H5T_NATIVE_DOUBLE, hi, 3) ||
       read_ds(f, "/parameters/fabricbench/spacing", H5T_NATIVE_DOUBLE, spacing, 3) ||
@@ -325,8 +441,10 @@ int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
     snprintf(err, len, "%s: not an md restart (no /parameters/fabricbench state)", path);
     goto out;
   }
-  if (state[2] < 1 || state[1] < 0 || state[1] > 1 || state[3] != md->ntypes) {
-    snprintf(err, len, "%s: restart has %lld types, the deck %d", path, state[3], md->ntypes);
+  if (state[2] < 1 || state[1] < 0 || state[1] >= md->nstages || state[3] < 1 || state[3] > MD_MAX_TYPES ||
+      (md->ntypes_deck && state[3] != md->ntypes_deck)) {
+    snprintf(err, len, "%s: a restart of another system (%lld types, run %lld; the deck has %d runs)", path, state[3],
+             state[1] + 1, md->nstages);
     goto out;
   }
   if (md->atoms.cap == 0 && md->natoms == 0) { /* first pass: the box */
@@ -335,8 +453,10 @@ int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
     memcpy(md->spacing, spacing, sizeof spacing);
     for (int d = 0; d < 3; d++) md->prd[d] = hi[d] - lo[d];
     md->natoms = state[2];
+    md->ntypes = (int)state[3];
     md->start_step = state[0];
     md->start_stage = (int)state[1];
+    md->stage_begin = state[4];
     rc = 0;
     goto out;
   }

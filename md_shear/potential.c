@@ -14,19 +14,108 @@
  * constant LAMMPS's pair_eam uses. */
 #define EAM_HARTREE_BOHR (27.2 * 0.529)
 
-static void lj_init(Md *md) {
+/* LAMMPS's type bounds: "*", "N", "N*", "*M", "N*M" within 1..ntypes. */
+static int type_bounds(const char *tok, int ntypes, int *lo, int *hi) {
+  const char *star = strchr(tok, '*');
+  char *end;
+  if (!star) {
+    *lo = *hi = (int)strtol(tok, &end, 10);
+    if (end == tok || *end) return 0;
+  } else {
+    *lo = star == tok ? 1 : (int)strtol(tok, &end, 10);
+    if (star != tok && end != star) return 0;
+    *hi = star[1] ? (int)strtol(star + 1, &end, 10) : ntypes;
+    if (star[1] && *end) return 0;
+  }
+  return *lo >= 1 && *hi <= ntypes && *lo <= *hi;
+}
+
+static void coeff_set(MdPairCoeffs *c, int i, int j, double eps, double sig, double cut, int have_cut) {
+  c->eps[i][j] = c->eps[j][i] = eps;
+  c->sig[i][j] = c->sig[j][i] = sig;
+  c->set[i][j] = c->set[j][i] = 1;
+  c->cut_set[i][j] = c->cut_set[j][i] = have_cut;
+  if (have_cut) c->cut[i][j] = c->cut[j][i] = cut;
+}
+
+/* The deck's coefficients, after the data file's: epsilon and sigma (as
+ * pair_coeff * *), then each pair_coeff line (I J EPSILON SIGMA [CUTOFF]). */
+static int lj_deck_coeffs(Md *md, char *err, size_t len) {
+  MdPairCoeffs *c = &md->coeff;
+  int n = md->ntypes;
+  if (md->eps_given || md->sig_given)
+    for (int i = 0; i < n; i++)
+      for (int j = i; j < n; j++) coeff_set(c, i, j, md->epsilon, md->sigma, 0.0, 0);
+  char list[FB_DECK_LIST], *save = NULL;
+  snprintf(list, sizeof list, "%s", md->pair_coeff_text);
+  for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char a[32], b[32], extra[8];
+    double eps, sig, cut = 0.0;
+    int ilo, ihi, jlo, jhi, pairs = 0;
+    int got = sscanf(line, "%31s %31s %lf %lf %lf %7s", a, b, &eps, &sig, &cut, extra);
+    if ((got != 4 && got != 5) || !type_bounds(a, n, &ilo, &ihi) || !type_bounds(b, n, &jlo, &jhi) ||
+        !(eps >= 0) || !(sig > 0) || (got == 5 && !(cut > 0))) {
+      snprintf(err, len, "%s: pair_coeff '%s': expected 'I J EPSILON SIGMA [CUTOFF]' with types 1 to %d "
+               "(N, *, N*, *M, N*M)", md->deck_path, line, n);
+      return FB_EXIT_USAGE;
+    }
+    for (int i = ilo; i <= ihi; i++)
+      for (int j = jlo > i ? jlo : i; j <= jhi; j++, pairs++) coeff_set(c, i - 1, j - 1, eps, sig, cut, got == 5);
+    if (!pairs) {
+      snprintf(err, len, "%s: pair_coeff '%s' names no pair I <= J (LAMMPS: Incorrect args)", md->deck_path, line);
+      return FB_EXIT_USAGE;
+    }
+  }
+  for (int i = 0; i < n; i++)
+    if (!c->set[i][i]) {
+      snprintf(err, len, "%s: lj/cut has no coefficients for type %d (give 'pair_coeff = %d %d EPSILON SIGMA', or "
+               "'epsilon' and 'sigma' for every type; LAMMPS: All pair coeffs are not set)", md->deck_path, i + 1,
+               i + 1, i + 1);
+      return FB_EXIT_USAGE;
+    }
+  return 0;
+}
+
+/* LAMMPS's mix_energy and mix_distance for lj/cut (pair.cpp). */
+static double mix_distance(MdMix mix, double a, double b) {
+  return mix == MIX_ARITHMETIC ? 0.5 * (a + b) : sqrt(a * b);
+}
+
+/* lj/cut as PairLJCut::init_one: pairs not given are mixed from i,i and j,j
+ * (epsilon geometric; sigma and cutoff by the mixing rule); a pair's cutoff
+ * is its own, else the global one. */
+static int lj_init(Md *md, char *err, size_t len) {
   MdPotential *p = &md->pot;
-  p->cut = md->cutoff;
-  for (int i = 0; i < md->ntypes; i++)
-    for (int j = 0; j < md->ntypes; j++) {
-      double eps = md->epsilon, sig = md->sigma;
+  MdPairCoeffs *c = &md->coeff;
+  int rc = lj_deck_coeffs(md, err, len);
+  if (rc) return rc;
+  int n = md->ntypes;
+  double cut_ii[MD_MAX_TYPES];
+  for (int i = 0; i < n; i++) cut_ii[i] = c->cut_set[i][i] ? c->cut[i][i] : md->cutoff;
+  p->cut = 0.0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double eps, sig, cut;
+      if (c->set[i][j]) {
+        eps = c->eps[i][j];
+        sig = c->sig[i][j];
+        cut = c->cut_set[i][j] ? c->cut[i][j] : md->cutoff;
+      } else {
+        eps = sqrt(c->eps[i][i] * c->eps[j][j]);
+        sig = mix_distance(md->mix, c->sig[i][i], c->sig[j][j]);
+        cut = mix_distance(md->mix, cut_ii[i], cut_ii[j]);
+      }
+      p->cutsq_ij[i][j] = cut * cut;
       p->lj1[i][j] = 48.0 * eps * pow(sig, 12.0);
       p->lj2[i][j] = 24.0 * eps * pow(sig, 6.0);
       p->lj3[i][j] = 4.0 * eps * pow(sig, 12.0);
       p->lj4[i][j] = 4.0 * eps * pow(sig, 6.0);
-      double ratio = sig / p->cut;
-      p->offset[i][j] = md->shift ? 4.0 * eps * (pow(ratio, 12.0) - pow(ratio, 6.0)) : 0.0;
+      double ratio = sig / cut;
+      p->e_at_cut[i][j] = 4.0 * eps * (pow(ratio, 12.0) - pow(ratio, 6.0));
+      p->offset[i][j] = md->shift ? p->e_at_cut[i][j] : 0.0;
+      if (cut > p->cut) p->cut = cut;
     }
+  return 0;
 }
 
 /* Spline coefficients of f[0..n-1] on spacing delta: derivatives at the
@@ -209,21 +298,21 @@ static int map_elements(Md *md, char *err, size_t len) {
   }
   if (n != 0 && n != 1 && n != md->ntypes) { snprintf(err, len, "%s: 'elements' needs one name or one per type (%d)", md->deck_path, md->ntypes); return FB_EXIT_USAGE; }
   for (int t = n; t < md->ntypes; t++) p->elem_of_type[t] = n == 1 ? p->elem_of_type[0] : 0;
-  for (int t = 0; t < md->ntypes; t++)
-    if (md->mass[t] == 0.0) md->mass[t] = p->file_mass[p->elem_of_type[t]];
   return 0;
 }
 
-int md_potential_init(Md *md, char *err, size_t len) {
+int md_potential_init(Md *md, const char *file_text, size_t file_len, char *err, size_t len) {
   MdPotential *p = &md->pot;
   snprintf(p->style, sizeof p->style, "%s", md->pair_style);
   p->ntypes = md->ntypes;
   if (p->kind == POT_LJ) {
-    lj_init(md);
+    int rc = lj_init(md, err, len);
+    if (rc) return rc;
   } else {
-    Tokens t = {fopen(md->pot_file, "r"), md->pot_file, 0};
-    if (!t.f) {
-      snprintf(err, len, "%s: cannot read: %s", md->pot_file, strerror(errno));
+    Tokens t = {fmemopen((void *)file_text, file_len ? file_len : 1, "r"), md->pot_file, 0};
+    if (!t.f || !file_len) {
+      if (t.f) fclose(t.f);
+      snprintf(err, len, "%s: malformed EAM file: empty", md->pot_file);
       return FB_EXIT_USAGE;
     }
     int rc = !strcmp(md->pair_style, "eam") ? read_funcfl(md, &t, err, len) : read_setfl(md, &t, err, len);
@@ -235,6 +324,9 @@ int md_potential_init(Md *md, char *err, size_t len) {
     p->rhomax = (p->nrho - 1) * p->drho;
   }
   p->cutsq = p->cut * p->cut;
+  if (p->kind == POT_EAM)
+    for (int i = 0; i < md->ntypes; i++)
+      for (int j = 0; j < md->ntypes; j++) p->cutsq_ij[i][j] = p->cutsq;
   return 0;
 }
 

@@ -1,6 +1,7 @@
-/* setup.c: the box, the decomposition, the atoms (an oriented fcc lattice,
- * a LAMMPS data file read by data.c, or a restart), the shear groups and the
- * velocities. */
+/* setup.c: the system in LAMMPS's order: the data file's header (or the
+ * lattice box, or a restart), the potential, the masses, the decomposition,
+ * the atoms (an oriented fcc lattice, the data file, or the restart), the
+ * groups; and the velocity command the runs call. */
 #include "md.h"
 
 #include <math.h>
@@ -134,7 +135,6 @@ static int create_lattice(Md *md) {
   free(pts);
   return 0;
 }
-
 /* --------------------------------------------------------------- velocities */
 
 static uint64_t splitmix(uint64_t *s) {
@@ -146,16 +146,20 @@ static uint64_t splitmix(uint64_t *s) {
 
 static double uniform01(uint64_t *s) { return ((double)(splitmix(s) >> 11) + 0.5) * 0x1.0p-53; }
 
-/* Gaussian velocities from a generator seeded by (seed, atom id), so the
- * same atoms get the same velocities on any number of ranks; then the
- * group's momentum is removed and its temperature set exactly. */
-static void create_velocities(FbContext *ctx, Md *md, int group) {
+/* LAMMPS's velocity command. create: Gaussian velocities from a generator
+ * seeded by (seed, atom id), so the same atoms get the same velocities on
+ * any number of ranks (md's own generator: LAMMPS's draws differ), the
+ * group's momentum removed, then scaled to T exactly by the temperature
+ * compute given (temp C), else one of the group. set and ramp: in lattice
+ * units unless velocity_units = box, as LAMMPS's default. */
+static void velocity_create(FbContext *ctx, Md *md, const MdVelocity *v) {
   MdAtoms *a = &md->atoms;
-  const double kT = md->units.boltz * md->temperature / md->units.mvv2e;
+  const int bit = 1 << v->group;
+  const double kT = md->units.boltz * v->temp / md->units.mvv2e;
   double sums[4] = {0, 0, 0, 0}; /* momentum, mass */
   for (int i = 0; i < a->n_local; i++) {
-    if (!(a->group[i] & group)) continue;
-    uint64_t s = (uint64_t)md->seed * 0x100000001B3ULL ^ (uint64_t)a->id[i];
+    if (!(a->group[i] & bit)) continue;
+    uint64_t s = (uint64_t)v->seed * 0x100000001B3ULL ^ (uint64_t)a->id[i];
     double m = md->mass[a->type[i]], sd = sqrt(kT / m);
     for (int d = 0; d < 3; d += 2) {
       double u1 = uniform01(&s), u2 = uniform01(&s), r = sqrt(-2.0 * log(u1));
@@ -167,50 +171,162 @@ static void create_velocities(FbContext *ctx, Md *md, int group) {
   }
   md_sum_exact(ctx, sums, 4);
   for (int i = 0; i < a->n_local; i++)
-    if (a->group[i] & group)
+    if ((a->group[i] & bit) && sums[3] > 0)
       for (int d = 0; d < 3; d++) a->v[i][d] -= sums[d] / sums[3];
-  double t = md_temperature(ctx, md, NULL);
-  double scale = t > 0.0 ? sqrt(md->temperature / t) : 0.0;
+  int compute = v->compute;
+  if (compute < 0) { /* a temperature of the velocity's group, for the purpose */
+    compute = md->ncomputes; /* the slot past the deck's computes is free */
+    MdCompute *c = &md->compute[compute];
+    memset(c, 0, sizeof *c);
+    c->group = v->group;
+    c->use[0] = c->use[1] = c->use[2] = 1;
+    c->count = md->group_count[v->group];
+  }
+  double t = md_temperature(ctx, md, compute, NULL);
+  double scale = t > 0.0 ? sqrt(v->temp / t) : 0.0;
   for (int i = 0; i < a->n_local; i++)
-    if (a->group[i] & group)
+    if (a->group[i] & bit)
       for (int d = 0; d < 3; d++) a->v[i][d] *= scale;
 }
 
-/* The shear example's regions: walls by height, in oriented lattice units. */
-static void assign_groups(FbContext *ctx, Md *md) {
-  MdAtoms *a = &md->atoms;
-  long long mobile = 0;
-  for (int i = 0; i < a->n_local; i++) {
-    double y = a->x[i][1];
-    a->group[i] = MD_MOBILE;
-    if (!md->shear) continue;
-    if (y <= md->lower_wall * md->spacing[1]) { a->group[i] = MD_LOWER; a->type[i] = 1; }
-    else if (y >= md->upper_wall * md->spacing[1]) { a->group[i] = MD_UPPER; a->type[i] = 2; }
-    mobile += a->group[i] == MD_MOBILE;
-  }
-  md->nmobile = md->shear ? md_count(ctx, mobile) : md->natoms;
+static double velocity_unit(FbContext *ctx, const Md *md, int d) {
+  if (md->velocity_box_units) return 1.0;
+  if (!(md->spacing[d] > 0.0))
+    fb_fail(ctx, FB_EXIT_USAGE, "%s: velocity set/ramp in lattice units needs a lattice (lattice_constant or "
+            "density in [system]), or velocity_units = box in [run]", md->deck_path);
+  return md->spacing[d];
 }
 
-/* --------------------------------------------------------------------- setup */
+void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v) {
+  if (v->style == VEL_CREATE) {
+    velocity_create(ctx, md, v);
+    return;
+  }
+  MdAtoms *a = &md->atoms;
+  const int bit = 1 << v->group;
+  if (v->style == VEL_SET) {
+    double value[3];
+    for (int d = 0; d < 3; d++) value[d] = v->v_given[d] ? v->v[d] * velocity_unit(ctx, md, d) : 0.0;
+    for (int i = 0; i < a->n_local; i++)
+      if (a->group[i] & bit)
+        for (int d = 0; d < 3; d++)
+          if (v->v_given[d]) a->v[i][d] = v->sum ? a->v[i][d] + value[d] : value[d];
+    return;
+  }
+  double vu = velocity_unit(ctx, md, v->vdim), cu = velocity_unit(ctx, md, v->cdim);
+  double vlo = v->vlo * vu, vhi = v->vhi * vu, clo = v->clo * cu, chi = v->chi * cu;
+  for (int i = 0; i < a->n_local; i++) {
+    if (!(a->group[i] & bit)) continue;
+    double frac = (a->x[i][v->cdim] - clo) / (chi - clo);
+    frac = frac < 0.0 ? 0.0 : frac > 1.0 ? 1.0 : frac;
+    double value = vlo + frac * (vhi - vlo);
+    a->v[i][v->vdim] = v->sum ? a->v[i][v->vdim] + value : value;
+  }
+}
 
-static void setup_box(FbContext *ctx, Md *md) {
-  char err[FB_MSG_LEN];
-  if (md->data_file[0]) {
-    int rc = md_read_data(md, 0, err, sizeof err);
-    if (rc) fb_fail(ctx, rc, "%s", err);
-  } else if (!md->restart_in[0]) {
-    if (md->lattice_constant <= 0.0) md->lattice_constant = cbrt(4.0 / md->density);
-    for (int d = 0; d < 3; d++) {
-      double sum = 0.0, len = 0.0;
-      for (int e = 0; e < 3; e++) { sum += abs(md->orient[d][e]); len += (double)md->orient[d][e] * md->orient[d][e]; }
-      md->spacing[d] = md->lattice_constant * sum / sqrt(len);
-      md->boxlo[d] = 0.0;
-      md->boxhi[d] = md->box_lattice[d] * md->lattice_constant * md->replicate[d];
-      md->prd[d] = md->boxhi[d];
+/* ---------------------------------------------------------------- the box */
+
+/* Lattice spacings (LAMMPS's xlattice...): the extent of the oriented unit
+ * cell along each axis. */
+static void lattice_spacings(Md *md) {
+  if (md->lattice_constant <= 0.0 && md->density > 0.0) md->lattice_constant = cbrt(4.0 / md->density);
+  if (md->lattice_constant <= 0.0) return;
+  for (int d = 0; d < 3; d++) {
+    double sum = 0.0, len = 0.0;
+    for (int e = 0; e < 3; e++) {
+      sum += abs(md->orient[d][e]);
+      len += (double)md->orient[d][e] * md->orient[d][e];
     }
-  } else {
-    int rc = md_restart_read(ctx, md, err, sizeof err);
-    if (rc) fb_fail(ctx, rc, "%s", err);
+    md->spacing[d] = md->lattice_constant * sum / sqrt(len);
+  }
+}
+
+/* Copies of the box line up only when it holds whole lattice periods along
+ * the dimension replicated (the shear slab's y does not: 7.07 periods). */
+static void check_replicate(FbContext *ctx, const Md *md) {
+  const char axis[3] = {'x', 'y', 'z'};
+  for (int d = 0; d < 3; d++) {
+    if (md->replicate[d] <= 1) continue;
+    double periods = md->box_lattice[d] * md->lattice_constant / md->spacing[d];
+    if (fabs(periods - round(periods)) > 1e-6 * periods)
+      fb_fail(ctx, FB_EXIT_USAGE, "--replicate along %c: the box holds %.4g lattice periods there, not a whole "
+              "number, so the copies would overlap at the seams", axis[d], periods);
+  }
+}
+
+static void lattice_box(Md *md) {
+  for (int d = 0; d < 3; d++) {
+    md->boxlo[d] = 0.0;
+    md->boxhi[d] = md->box_lattice[d] * md->lattice_constant * md->replicate[d];
+    md->prd[d] = md->boxhi[d];
+  }
+  md->natoms = 4; /* fcc atoms per unit cell, times the cells: an estimate until they are made */
+  for (int d = 0; d < 3; d++) md->natoms = (long long)((double)md->natoms * md->box_lattice[d] * md->replicate[d] + 0.5);
+}
+
+/* The masses LAMMPS would use. EAM: the potential file's (pair_coeff sets
+ * them). lj/cut: the data file's Masses, else the deck's 'mass'; a deck
+ * mass that contradicts the data file is an error unless mass_override. */
+static void resolve_masses(FbContext *ctx, Md *md) {
+  for (int t = 0; t < md->ntypes; t++) {
+    double deck = md->mass_deck_given ? md->mass_deck[t] : 0.0;
+    if (md->mass_deck_given > 1 && md->mass_deck_given != md->ntypes)
+      fb_fail(ctx, FB_EXIT_USAGE, "%s: 'mass' gives %d masses for %d atom types (one, or one per type)", md->deck_path,
+              md->mass_deck_given, md->ntypes);
+    if (md->pot.kind == POT_EAM) {
+      md->mass[t] = md->pot.file_mass[md->pot.elem_of_type[t]];
+      if (deck > 0.0 && deck != md->mass[t] && !md->mass_override)
+        fb_fail(ctx, FB_EXIT_USAGE, "%s: 'mass' %g for type %d contradicts %s's %g (EAM takes its file's masses, as "
+                "LAMMPS's pair_coeff does; mass_override = true to use the deck's)", md->deck_path, deck, t + 1,
+                md->pot_file, md->mass[t]);
+      if (md->mass_override && deck > 0.0) md->mass[t] = deck;
+      continue;
+    }
+    double data = md->mass_data_given ? md->mass_data[t] : 0.0;
+    if (data > 0.0 && deck > 0.0 && data != deck && !md->mass_override)
+      fb_fail(ctx, FB_EXIT_USAGE, "%s: 'mass' %g for type %d contradicts the Masses section of %s (%g); "
+              "mass_override = true to use the deck's", md->deck_path, deck, t + 1, md->data_file, data);
+    md->mass[t] = md->mass_override && deck > 0.0 ? deck : data > 0.0 ? data : deck;
+    if (!(md->mass[t] > 0.0))
+      fb_fail(ctx, FB_EXIT_USAGE, "%s: no mass for atom type %d (a Masses section in the data file, or 'mass')",
+              md->deck_path, t + 1);
+  }
+}
+
+/* Bytes per owned atom: the per-atom arrays, their ghosts (a shell one
+ * cutoff thick around the sub-box), the neighbour list (half the atoms
+ * within the cutoff plus skin, 4 bytes each) and the per-thread force
+ * copies. An estimate, refused when it cannot fit (exit 3, the numbers). */
+#define MD_BYTES_PER_ATOM (12 * 8 + 3 * 8 + 8 + 2 * 4)
+static void check_memory(FbContext *ctx, Md *md) {
+  double volume = md->prd[0] * md->prd[1] * md->prd[2];
+  double density = volume > 0 ? (double)md->natoms / volume : 0.0;
+  double local = (double)md->natoms / ctx->size;
+  double side = cbrt(volume / ctx->size), shell = pow(side + 2.0 * md->cutghost, 3.0) / pow(side, 3.0);
+  double pairs = 0.5 * density * 4.0 / 3.0 * M_PI * pow(md->cutghost, 3.0);
+  double bytes = local * (MD_BYTES_PER_ATOM * shell + 4.0 * pairs + 24.0 * ctx->threads * shell);
+  if (!(bytes < 9.0e18)) bytes = 9.0e18;
+  char what[160];
+  snprintf(what, sizeof what, "md's %lld atoms (%.3g per rank with ghosts and lists)", md->natoms, local);
+  fb_check_memory(ctx, (size_t)bytes, what);
+}
+
+static void setup_box(FbContext *ctx, Md *md, const char *data, size_t data_len) {
+  char err[FB_MSG_LEN] = "";
+  int rc = 0;
+  lattice_spacings(md);
+  if (md->restart_in[0]) rc = md_restart_read(ctx, md, err, sizeof err);
+  else if (md->data_file[0]) rc = md_read_data(md, data, data_len, 0, err, sizeof err);
+  else {
+    md->ntypes = md->ntypes_deck ? md->ntypes_deck : 1;
+    check_replicate(ctx, md);
+    lattice_box(md);
+  }
+  fb_agree(ctx, rc, err);
+  for (int d = 0; d < 3; d++) { /* LAMMPS: set_initial_box */
+    md->small[d] = 1e-4 * md->prd[d];
+    md->simlo[d] = md->boxlo[d];
+    md->simhi[d] = md->boxhi[d];
   }
 }
 
@@ -247,49 +363,52 @@ static void setup_decomposition(FbContext *ctx, Md *md) {
   }
 }
 
+
 void md_setup(FbContext *ctx, Md *md) {
-  char err[FB_MSG_LEN];
-  int rc = md_potential_init(md, err, sizeof err);
-  if (rc) fb_fail(ctx, rc, "%s", err);
+  char err[FB_MSG_LEN] = "";
+  md->traj.file = md->traj.all = -1;
+  size_t data_len = 0, pot_len = 0;
+  char *data = md->data_file[0] ? fb_read_input(ctx, "the deck's read_data", md->data_file, &data_len) : NULL;
+  setup_box(ctx, md, data, data_len);               /* header, box, masses, Pair Coeffs */
+  char *pot = md->pot.kind == POT_EAM ? fb_read_input(ctx, "the deck's potential file", md->pot_file, &pot_len) : NULL;
+  int rc = md_potential_init(md, pot, pot_len, err, sizeof err);
+  free(pot);
+  if (rc) fb_fail(ctx, rc, "%s", err);              /* every rank parsed the same bytes */
+  resolve_masses(ctx, md);
   md->cutghost = md->pot.cut + md->skin;
-  setup_box(ctx, md);
+  check_memory(ctx, md);
   setup_decomposition(ctx, md);
   if (md->restart_in[0]) rc = md_restart_read(ctx, md, err, sizeof err);
-  else if (md->data_file[0]) rc = md_read_data(md, 1, err, sizeof err);
+  else if (md->data_file[0]) rc = md_read_data(md, data, data_len, 1, err, sizeof err);
   else rc = create_lattice(md);
-  if (rc == FB_EXIT_USAGE) fb_fail(ctx, rc, "%s", err); /* every rank read the same file */
+  free(data);
   if (rc == FB_EXIT_RUNTIME && !md->data_file[0] && !md->restart_in[0])
     snprintf(err, sizeof err, "out of memory creating %lld atoms", md->natoms);
   fb_agree(ctx, rc, err);
-  for (int t = 0; t < md->ntypes; t++)
-    if (!(md->mass[t] > 0.0)) fb_fail(ctx, FB_EXIT_USAGE, "%s: no mass for type %d (deck 'mass')", md->deck_path, t + 1);
   long long total = md_count(ctx, md->atoms.n_local);
   if (total != md->natoms)
     fb_fail(ctx, FB_EXIT_RUNTIME, "created %lld atoms, expected %lld", total, md->natoms);
-  if (!md->restart_in[0]) {
-    assign_groups(ctx, md);
-    if (md->temperature > 0.0 && !md->have_velocities) create_velocities(ctx, md, MD_MOBILE);
-  } else {
-    md->nmobile = md_count(ctx, 0);
-    long long mobile = 0;
-    for (int i = 0; i < md->atoms.n_local; i++) mobile += md->atoms.group[i] == MD_MOBILE;
-    md->nmobile = md_count(ctx, mobile);
-  }
+  if (!md->restart_in[0]) md_groups_assign(ctx, md); /* a restart keeps its atoms' groups */
+  else md_groups_count(ctx, md);
   md_comm_setup(ctx, md);
   char grid[32];
   fb_decomp_grid_string(&md->decomp, grid, sizeof grid);
-  fb_print(ctx, "md_shear (fabricbench %s): %lld atoms, %s, cutoff %g + skin %g, %d ranks (%s) x %d threads\n",
-           fb_version(), md->natoms, md->pair_style, md->pot.cut, md->skin, ctx->size, grid, ctx->threads);
-  fb_print(ctx, "box %.6g %.6g %.6g (periodic %d %d %d), units %s, dt %g, deck %s\n", md->prd[0], md->prd[1],
-           md->prd[2], md->periodic[0], md->periodic[1], md->periodic[2], md->units.name, md->dt, md->deck_path);
+  fb_print(ctx, "md_shear (fabricbench %s): %lld atoms, %d types, %s, cutoff %g + skin %g, %d ranks (%s) x %d threads\n",
+           fb_version(), md->natoms, md->ntypes, md->pair_style, md->pot.cut, md->skin, ctx->size, grid, ctx->threads);
+  fb_print(ctx, "box %.6g %.6g %.6g (boundary %c %c %c), units %s, dt %g, deck %s\n", md->prd[0], md->prd[1],
+           md->prd[2], md->boundary[0], md->boundary[1], md->boundary[2], md->units.name, md->dt, md->deck_path);
 }
 
 void md_free(Md *md) {
   MdAtoms *a = &md->atoms;
-  free(a->x); free(a->v); free(a->f); free(a->x_built); free(a->rho); free(a->fp);
+  free(a->x); free(a->v); free(a->f); free(a->x_built); free(a->rho); free(a->fp); free(a->eatom);
   free(a->id); free(a->type); free(a->group);
+  memset(a, 0, sizeof *a);
   for (int s = 0; s < 6; s++) free(md->swap[s].send_list);
+  memset(md->swap, 0, sizeof md->swap);
   md_neighbor_free(&md->neigh);
   md_potential_free(&md->pot);
+  md_comm_free(md);
+  md_force_free(md);
   fb_decomp_free(&md->decomp);
 }

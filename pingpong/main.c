@@ -12,15 +12,16 @@ int main(int argc, char **argv) {
   pp_setup(&ctx, &pp);                      /* pairs across nodes, buffers */
 
   fb_result_init(&result, "bandwidth", "MB/s", 1);
-  double t0 = MPI_Wtime();
+  FbLoop sweep = {0};
+  fb_loop_begin(&ctx, &sweep);              /* the sweeps are the timed loop */
   for (int test = 0; test < T_COUNT; test++) {
     if (!pp.run[test]) continue;
     pp_run_test(&ctx, &pp, test);           /* warm-up and timed iterations per size */
     pp_print_curve(&ctx, &pp, test);
   }
-  result.wall_s = result.loop_s = MPI_Wtime() - t0;
+  fb_loop_end(&ctx, &sweep);
 
-  pp_finish(&ctx, &pp, &result);            /* fit, checks, curves for the record */
+  pp_finish(&ctx, &pp, &sweep, &result);    /* fit, checks, curves for the record */
   int status = fb_report(&ctx, &result);
   pp_free(&pp);
   fb_finalize(&ctx, status);

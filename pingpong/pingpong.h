@@ -79,6 +79,8 @@ static inline long long pp_check(const unsigned char *buf, long long size, long 
 void pp_fill(unsigned char *buf, long long size, long long iteration);
 /* report.c */
 void pp_print_curve(FbContext *ctx, const PingPong *pp, int test);
-void pp_finish(FbContext *ctx, PingPong *pp, FbResult *r);
+/* pp_comm.c: the first pair's host names on every rank */
+void pp_share_hosts(FbContext *ctx, PingPong *pp);
+void pp_finish(FbContext *ctx, PingPong *pp, const FbLoop *sweep, FbResult *r);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { TAG_DATA = 1, TAG_ACK = 2 };
 
@@ -208,4 +209,15 @@ void pp_run_test(FbContext *ctx, PingPong *pp, int test) {
   MPI_Allreduce(&bad, &total, 1, MPI_LONG_LONG, MPI_SUM, ctx->comm);
   if (pp->validate) pp->bad_contents += total;
   else pp->bad_markers += total;
+}
+
+/* The host names of the first pair, from the two ranks that measure it. */
+void pp_share_hosts(FbContext *ctx, PingPong *pp) {
+  char name[MPI_MAX_PROCESSOR_NAME] = "";
+  int len;
+  MPI_Get_processor_name(name, &len);
+  for (int k = 0; k < 2 && ctx->size >= 2; k++) {
+    if (ctx->rank == pp->pair0[k]) memcpy(pp->host0[k], name, sizeof name);
+    MPI_Bcast(pp->host0[k], MPI_MAX_PROCESSOR_NAME, MPI_CHAR, pp->pair0[k], ctx->comm);
+  }
 }

@@ -69,7 +69,7 @@ static void fit(FbContext *ctx, PingPong *pp) {
 }
 
 /* The FOM: the bandwidth at the largest message of the first test that has one. */
-static void fom(const PingPong *pp, FbResult *r, const char **name) {
+static void fom(const PingPong *pp, double *value, const char **name) {
   static const int order[T_COUNT] = {T_BW, T_BIBW, T_LATENCY, T_ALLREDUCE};
   static const char *const names[T_COUNT] = {
       "bandwidth at the largest message (latency test: size / one-way time)",
@@ -81,15 +81,17 @@ static void fom(const PingPong *pp, FbResult *r, const char **name) {
     const PpPoint *c = &pp->curve[t][pp->n_sizes - 1];
     double mbs = t == T_LATENCY ? (c->avg > 0 ? (double)c->size / c->avg : 0.0) : c->mbs;
     *name = names[t];
-    fb_result_add_repeat(r, mbs);
+    *value = mbs;
     return;
   }
 }
 
-void pp_finish(FbContext *ctx, PingPong *pp, FbResult *r) {
+void pp_finish(FbContext *ctx, PingPong *pp, const FbLoop *sweep, FbResult *r) {
   fit(ctx, pp);
   const char *fom_name = "bandwidth";
-  if (ctx->rank == 0) fom(pp, r, &fom_name);
+  double value = 0.0;
+  if (ctx->rank == 0) fom(pp, &value, &fom_name);
+  fb_result_add_loop(r, sweep, value);
   r->fom_name = fom_name;
   int timings_ok = 1;
   for (int t = 0; t < T_COUNT; t++)
@@ -97,9 +99,12 @@ void pp_finish(FbContext *ctx, PingPong *pp, FbResult *r) {
       const PpPoint *c = &pp->curve[t][i];
       if (c->size >= 0 && !(c->avg > 0 && isfinite(c->avg))) timings_ok = 0;
     }
-  fb_result_check_true(r, "timings_positive", timings_ok);
-  fb_result_check_abs(r, "marker_bytes_wrong", (double)pp->bad_markers, 0.0, 0.0);
-  if (pp->validate) fb_result_check_abs(r, "message_bytes_wrong", (double)pp->bad_contents, 0.0, 0.0);
+  fb_result_check_true(r, "timings_positive", "every timing positive", timings_ok);
+  fb_result_check_abs(r, "marker_bytes_wrong", "marker bytes wrong", (double)pp->bad_markers, 0.0,
+                      0.0);
+  if (pp->validate)
+    fb_result_check_abs(r, "message_bytes_wrong", "message bytes wrong (--validate)",
+                        (double)pp->bad_contents, 0.0, 0.0);
   fb_result_param_int(r, "pairs_measured", pp->n_pairs);
   fb_result_param_str(r, "pair", pp->cross_node ? "across nodes" : "one node");
   FbJson j;

@@ -139,16 +139,6 @@ static void choose_pairs(FbContext *ctx, PingPong *pp) {
   free(node);
 }
 
-static void pair_hosts(FbContext *ctx, PingPong *pp) {
-  char name[MPI_MAX_PROCESSOR_NAME] = "";
-  int len;
-  MPI_Get_processor_name(name, &len);
-  for (int k = 0; k < 2 && ctx->size >= 2; k++) {
-    if (ctx->rank == pp->pair0[k]) memcpy(pp->host0[k], name, sizeof name);
-    MPI_Bcast(pp->host0[k], MPI_MAX_PROCESSOR_NAME, MPI_CHAR, pp->pair0[k], ctx->comm);
-  }
-}
-
 /* Messages in flight in one bandwidth window of this size. */
 long long pp_window(long long size) {
   long long w = size > 0 ? PP_WINDOW_BYTES / size : PP_WINDOW;
@@ -157,7 +147,7 @@ long long pp_window(long long size) {
 
 void pp_setup(FbContext *ctx, PingPong *pp) {
   choose_pairs(ctx, pp);
-  pair_hosts(ctx, pp);
+  pp_share_hosts(ctx, pp);
   long long largest = pp->sizes[pp->n_sizes - 1], window_bytes = 0;
   for (int i = 0; i < pp->n_sizes; i++)
     if (pp->sizes[i] * pp_window(pp->sizes[i]) > window_bytes)

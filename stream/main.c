@@ -1,7 +1,7 @@
 /* main.c: the STREAM run, phase by phase. */
 #include "stream.h"
 
-static const char *const phase_names[PH_COUNT] = {"kernels", "sync"};
+static const char *const phase_names[PH_COUNT] = {"kernels"};
 
 int main(int argc, char **argv) {
   FbContext ctx;
@@ -17,10 +17,11 @@ int main(int argc, char **argv) {
   fb_result_init(&result, s.nt ? "Triad (non-temporal)" : "Triad", "GB/s", 1);
   long long passes = 0;
   for (long long rep = 0; rep < ctx.common.repeat; rep++) {
+    FbLoop all = {0};
     fb_timers_reset(&ctx.timers);
-    stream_measure(&ctx, &s);                  /* all ranks, synchronised per kernel */
+    stream_measure(&ctx, &s, &all);            /* all ranks, synchronised per kernel */
     passes += s.repeats;
-    stream_report(&ctx, &s, &result);          /* stream.c's table */
+    stream_report(&ctx, &s, &all, &result);    /* stream.c's table */
   }
   if (fb_test_hook("stream_corrupt") && ctx.rank == 0) s.a[s.n / 2] += 1.0;
   stream_validate(&ctx, &s, &result, passes);

@@ -5,7 +5,7 @@
 #include "fabricbench.h"
 
 enum { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_COUNT };
-enum { PH_KERNELS, PH_SYNC, PH_COUNT };
+enum { PH_KERNELS, PH_COUNT };
 
 #define STREAM_SCALAR 3.0
 /* Arrays of at least this many times the largest cache, as stream.c asks. */
@@ -34,8 +34,8 @@ void stream_free(Stream *s);
 void stream_check_granularity(FbContext *ctx, Stream *s);
 /* One pass of a kernel over this rank's arrays (OpenMP threads). */
 void stream_kernel(Stream *s, int kernel);
-void stream_measure(FbContext *ctx, Stream *s);
-void stream_report(FbContext *ctx, Stream *s, FbResult *r);
+void stream_measure(FbContext *ctx, Stream *s, FbLoop *all);
+void stream_report(FbContext *ctx, Stream *s, const FbLoop *all, FbResult *r);
 void stream_validate(FbContext *ctx, const Stream *s, FbResult *r, long long passes);
 int stream_nt_available(void);
 

@@ -17,17 +17,20 @@ void stream_validate(FbContext *ctx, const Stream *s, FbResult *r, long long pas
     cj = aj + bj;
     aj = bj + STREAM_SCALAR * cj;
   }
-  double err[3] = {0.0, 0.0, 0.0}, total[3];
+  double err[3] = {0.0, 0.0, 0.0};
 #pragma omp parallel for reduction(+ : err[:3]) schedule(static)
   for (long long j = 0; j < s->n; j++) {
     err[0] += fabs(s->a[j] - aj);
     err[1] += fabs(s->b[j] - bj);
     err[2] += fabs(s->c[j] - cj);
   }
-  MPI_Allreduce(err, total, 3, MPI_DOUBLE, MPI_SUM, ctx->comm);
+  fb_allreduce_sum_n(ctx, FB_NO_PHASE, err, 3);
   double elements = (double)s->n * ctx->size;
   const double expect[3] = {aj, bj, cj};
   const char *names[3] = {"a_avg_rel_error", "b_avg_rel_error", "c_avg_rel_error"};
+  const char *labels[3] = {"array a: mean |error| / value", "array b: mean |error| / value",
+                           "array c: mean |error| / value"};
   for (int i = 0; i < 3; i++)
-    fb_result_check_abs(r, names[i], total[i] / elements / fabs(expect[i]), 0.0, STREAM_EPSILON);
+    fb_result_check_abs(r, names[i], labels[i], err[i] / elements / fabs(expect[i]), 0.0,
+                        STREAM_EPSILON);
 }

@@ -3,6 +3,7 @@
 # corpus (seeds and every input that once failed) is replayed first; the
 # mutations then follow a fixed seed, so a failure here recurs on rerun.
 # Skipped, with the reason, where clang's fuzzer runtime is missing.
+: "${FUZZ_SECONDS:=10}"
 if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
   skip "fuzzers" "no clang (run/install-deps installs it)"
 elif ! ${FUZZ_BUILD:-make -s fuzzers} >"$OUT_FILE" 2>&1; then

@@ -17,6 +17,7 @@ bad_worker() { # WORKER-INDEX WORKERS
   while read -r bin code rest; do
     case "$bin" in ''|'#'*) continue ;; esac
     [ -x "$bin" ] || continue
+    case "$bin" in *"${BAD_ONLY:-}"*) ;; *) continue ;; esac  # BAD_ONLY=md_shear: one app's rows
     idx=$((idx + 1))
     [ $((idx % of)) -eq "$me" ] || continue
     np=2

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fuzz_file.h"
 
 /* What a successful read promises: a usable grid and, for every type, an
  * element with its three tables and a positive mass. */
@@ -19,29 +18,31 @@ static void check_tables(const Md *md) {
     abort();
   for (int t = 0; t < md->ntypes; t++) {
     int e = p->elem_of_type[t];
-    if (e < 0 || e >= p->nelements || !p->frho[e] || !p->rhor[e] || !(md->mass[t] > 0)) abort();
+    if (e < 0 || e >= p->nelements || !p->frho[e] || !p->rhor[e] || !(p->file_mass[e] > 0)) abort();
     for (int u = 0; u < md->ntypes; u++)
       if (!p->z2r[e][p->elem_of_type[u]]) abort();
   }
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
-  if (size < 1) return 0;
-  char path[64];
-  if (fuzz_write_file("eam", data + 1, size - 1, path, sizeof path)) return 0;
+  if (size < 1 || memchr(data + 1, 0, size - 1)) return 0; /* the app refuses NUL bytes first */
+  char *text = malloc(size);
+  if (!text) return 0;
+  memcpy(text, data + 1, size - 1);
+  text[size - 1] = '\0';
   static Md md;
   memset(&md, 0, sizeof md);
-  snprintf(md.pot_file, sizeof md.pot_file, "%s", path);
+  snprintf(md.pot_file, sizeof md.pot_file, "fuzz.eam");
   snprintf(md.deck_path, sizeof md.deck_path, "fuzz.ini");
   snprintf(md.pair_style, sizeof md.pair_style, "%s", data[0] & 1 ? "eam/alloy" : "eam");
   md.ntypes = 1 + (data[0] >> 1) % MD_MAX_TYPES;
   md.pot.kind = POT_EAM;
   char err[FB_MSG_LEN] = "";
-  int rc = md_potential_init(&md, err, sizeof err);
-  unlink(path);
+  int rc = md_potential_init(&md, text, size - 1, err, sizeof err);
   if (getenv("FUZZ_SHOW")) fprintf(stderr, "rc %d: %s\n", rc, err); /* reading an artifact */
   if (rc == 0) check_tables(&md);
   else if (!err[0]) abort();
   md_potential_free(&md.pot);
+  free(text);
   return 0;
 }

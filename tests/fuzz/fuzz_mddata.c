@@ -1,22 +1,21 @@
 /* fuzz_mddata.c: libFuzzer harness for md_shear's LAMMPS data-file reader,
- * as one rank owning the whole box reads it: header pass, then atoms. */
+ * as one rank owning the whole box reads it: header pass, then atoms. The
+ * reader gets text (the app refuses a file with a NUL byte before it). */
 #include "../../md_shear/md.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "fuzz_file.h"
 
 static void free_atoms(MdAtoms *a) {
-  free(a->x); free(a->v); free(a->f); free(a->x_built); free(a->rho); free(a->fp);
+  free(a->x); free(a->v); free(a->f); free(a->x_built); free(a->rho); free(a->fp); free(a->eatom);
   free(a->id); free(a->type); free(a->group);
 }
 
 /* What a successful read promises: every atom once, inside the box, with a
- * known type and a mass for it. */
+ * known type, and a positive mass for every type when Masses was given. */
 static void check_atoms(const Md *md) {
   if (md->atoms.n_local != md->natoms || md->ntypes < 1 || md->ntypes > MD_MAX_TYPES) abort();
   char *seen = calloc((size_t)md->natoms + 1, 1);
@@ -28,27 +27,32 @@ static void check_atoms(const Md *md) {
     for (int d = 0; d < 3; d++)
       if (!(md->atoms.x[i][d] >= md->boxlo[d] && md->atoms.x[i][d] <= md->boxhi[d])) abort();
   }
-  for (int t = 0; t < md->ntypes; t++)
-    if (!(md->mass[t] > 0.0)) abort();
+  for (int t = 0; md->mass_data_given && t < md->ntypes; t++)
+    if (!(md->mass_data[t] > 0.0)) abort();
   free(seen);
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
-  char path[64];
-  if (fuzz_write_file("mddata", data, size, path, sizeof path)) return 0;
+  if (memchr(data, 0, size)) return 0;
+  char *text = malloc(size + 1);
+  if (!text) return 0;
+  memcpy(text, data, size);
+  text[size] = '\0';
   static Md md;
   memset(&md, 0, sizeof md);
-  snprintf(md.data_file, sizeof md.data_file, "%s", path);
+  snprintf(md.data_file, sizeof md.data_file, "fuzz.data");
   md.periodic[0] = md.periodic[1] = 1; /* the shear layout: z bounded */
+  md.boundary[0] = md.boundary[1] = 'p';
+  md.boundary[2] = 's';
   for (int d = 0; d < 3; d++) md.decomp.dims[d] = 1;
   md.pot.kind = POT_LJ;
   char err[FB_MSG_LEN] = "";
-  int rc = md_read_data(&md, 0, err, sizeof err);
-  if (rc == 0) rc = md_read_data(&md, 1, err, sizeof err);
-  unlink(path);
+  int rc = md_read_data(&md, text, size, 0, err, sizeof err);
+  if (rc == 0) rc = md_read_data(&md, text, size, 1, err, sizeof err);
   if (getenv("FUZZ_SHOW")) fprintf(stderr, "rc %d: %s\n", rc, err); /* reading an artifact */
   if (rc == 0) check_atoms(&md);
   else if (!err[0]) abort();
   free_atoms(&md.atoms);
+  free(text);
   return 0;
 }

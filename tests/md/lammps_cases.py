@@ -1,0 +1,564 @@
+#!/usr/bin/env python3
+"""md against LAMMPS on LAMMPS's own data files.
+
+For each case, LAMMPS (lmp) builds a system and writes it with write_data;
+then LAMMPS and md run the same thing from that data file (md through its
+deck), LAMMPS at 1 and 2 ranks and md at each rank count asked. Every
+thermo column of every thermo row is compared, relative to the larger of
+the two values and the column's largest magnitude (a column such as the
+pressure can cross zero), and the per-atom output of the first step (the
+dump custom: positions, forces, per-atom energy) relative to the largest
+value of each kind. LAMMPS at 1 rank against LAMMPS at 2 ranks is the
+floor: the test prints it beside md's difference.
+
+usage: lammps_cases.py MD MPIRUN WORKDIR [CASE...]
+Prints "ok - ..." / "not ok - ..." lines (tests/run-tests counts them) and
+exits 1 when a case fails."""
+import json
+import os
+import subprocess
+import sys
+
+NI_U3 = "/usr/share/lammps/potentials/Ni_u3.eam"
+
+# Tolerances (relative, as above). LAMMPS against itself at 1 and 2 ranks
+# differs by 1e-13 to 1e-12 over these runs (the systems are chosen cold and
+# short enough that rounding grows little); md is asked 1e-10 (issue #18).
+THERMO_TOL = 1e-10
+FORCE_TOL = 1e-12
+# The shear example runs 3100 steps of a 300 K metal under shear: rounding
+# differences grow by orders of magnitude (LAMMPS against itself at 1 and 2
+# ranks reaches 1e-6 of the pressure by the end). md must stay within 10x
+# LAMMPS's own spread there, and within 1e-9 over the equilibration.
+SHEAR_FLOOR_FACTOR = 10.0
+
+LJ_RUN_COMMON = """neighbor 0.3 bin
+neigh_modify delay 0 every 1 check yes
+compute pe all pe/atom
+dump 1 all custom 1000000 first.dump id type x y z fx fy fz c_pe
+dump_modify 1 format float %20.15g sort id
+"""
+
+CASES = {
+    # three types, masses 1 / 2 / 0.5, coefficients from the data file's
+    # Pair Coeffs, mixed geometrically for the pairs not given; plain truncation
+    "types3_data_coeffs": {
+        "make": """units lj
+atom_style atomic
+boundary p p p
+lattice fcc 0.8442
+region box block 0 6 0 6 0 6
+create_box 3 box
+create_atoms 1 box
+mass 1 1.0
+mass 2 2.0
+mass 3 0.5
+set type 1 type/fraction 2 0.3 12345
+set type 1 type/fraction 3 0.25 54321
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0
+pair_coeff 2 2 0.8 1.1
+pair_coeff 3 3 1.2 0.9
+velocity all create 0.3 87287 loop geom
+displace_atoms all random 0.02 0.02 0.02 777
+write_data case.data
+""",
+        "run": """units lj
+atom_style atomic
+boundary p p p
+pair_style lj/cut 2.5
+read_data case.data
+""" + LJ_RUN_COMMON + """fix 1 all nve
+timestep 0.003
+thermo_style custom step temp pe ke etotal press
+thermo_modify format float %20.15g
+thermo 50
+run 1000
+""",
+        "deck": """[system]
+units = lj
+read_data = {dir}/case.data
+boundary = p p p
+[potential]
+pair_style = lj/cut
+cutoff = 2.5
+[run]
+timestep = 0.003
+thermo_style = custom step temp pe ke etotal press
+steps = 1000
+thermo = 50
+skin = 0.3
+neigh_every = 1
+neigh_delay = 0
+neigh_check = true
+""",
+    },
+    # arithmetic mixing, shifted, coefficients only in the input (the data
+    # file has none), one cross pair given with its own cutoff
+    "types3_arithmetic_shift": {
+        "make": """units lj
+atom_style atomic
+boundary p p p
+lattice fcc 0.8442
+region box block 0 6 0 6 0 6
+create_box 3 box
+create_atoms 1 box
+mass * 1.0
+mass 2 3.0
+set type 1 type/fraction 2 0.4 2468
+set type 1 type/fraction 3 0.2 1357
+velocity all create 0.25 4242 loop geom
+displace_atoms all random 0.02 0.02 0.02 99
+write_data case.data
+""",
+        "run": """units lj
+atom_style atomic
+boundary p p p
+pair_style lj/cut 2.5
+read_data case.data
+pair_coeff 1 1 1.0 1.0
+pair_coeff 2 2 0.9 1.05
+pair_coeff 3 3 1.1 0.95
+pair_coeff 1 3 0.7 1.0 2.2
+pair_modify mix arithmetic shift yes
+""" + LJ_RUN_COMMON + """fix 1 all nve
+timestep 0.003
+thermo_style custom step temp pe ke etotal press
+thermo_modify format float %20.15g
+thermo 50
+run 1000
+""",
+        "deck": """[system]
+units = lj
+read_data = {dir}/case.data
+[potential]
+pair_style = lj/cut
+cutoff = 2.5
+pair_coeff = 1 1 1.0 1.0
+pair_coeff = 2 2 0.9 1.05
+pair_coeff = 3 3 1.1 0.95
+pair_coeff = 1 3 0.7 1.0 2.2
+mix = arithmetic
+shift = yes
+[run]
+timestep = 0.003
+thermo_style = custom step temp pe ke etotal press
+steps = 1000
+thermo = 50
+skin = 0.3
+neigh_every = 1
+neigh_delay = 0
+neigh_check = true
+""",
+    },
+    # a shrink-wrapped cluster (boundary s s p): the pressure divides by the
+    # box LAMMPS keeps (the atoms' extent plus its margin, reset at each
+    # reneighbouring), two types
+    "slab_shrink_wrapped": {
+        "make": """units lj
+atom_style atomic
+boundary s s p
+lattice fcc 0.8442
+region box block 0 8 0 8 0 4
+region slab block 1 7 1 7 0 4
+create_box 2 box
+create_atoms 1 region slab
+mass 1 1.0
+mass 2 1.5
+set type 1 type/fraction 2 0.5 777
+velocity all create 0.2 31415 loop geom
+write_data case.data
+""",
+        "run": """units lj
+atom_style atomic
+boundary s s p
+pair_style lj/cut 2.5
+read_data case.data
+pair_coeff * * 1.0 1.0
+""" + LJ_RUN_COMMON + """fix 1 all nve
+timestep 0.003
+thermo_style custom step temp pe ke etotal press vol
+thermo_modify format float %20.15g
+thermo 50
+run 1000
+""",
+        "deck": """[system]
+units = lj
+read_data = {dir}/case.data
+boundary = s s p
+[potential]
+pair_style = lj/cut
+cutoff = 2.5
+pair_coeff = * * 1.0 1.0
+[run]
+timestep = 0.003
+thermo_style = custom step temp pe ke etotal press vol
+steps = 1000
+thermo = 50
+skin = 0.3
+neigh_every = 1
+neigh_delay = 0
+neigh_check = true
+""",
+    },
+    # a sheared LJ slab with wall types from the data file: groups by type,
+    # fix setforce on the walls, the upper wall moving, a vx ramp, and the
+    # mobile group's temp/partial thermostat; two runs, reset_timestep 0
+    "wall_shear_lj": {
+        "make": """units lj
+atom_style atomic
+boundary p s p
+lattice fcc 0.8442
+region box block 0 6 0 8 0 3
+create_box 3 box
+create_atoms 1 box
+mass * 1.0
+region lower block INF INF INF 0.9 INF INF
+region upper block INF INF 6.6 INF INF INF
+set region lower type 2
+set region upper type 3
+group mobile type 1
+velocity mobile create 0.2 2718 loop geom
+displace_atoms mobile random 0.02 0.02 0.02 55
+write_data case.data
+""",
+        "run": """units lj
+atom_style atomic
+boundary p s p
+pair_style lj/cut 2.5
+read_data case.data
+pair_coeff * * 1.0 1.0
+""" + LJ_RUN_COMMON + """group lower type 2
+group upper type 3
+group boundary union lower upper
+group mobile subtract all boundary
+compute new3d mobile temp
+compute new2d mobile temp/partial 0 1 1
+fix 1 all nve
+fix 2 boundary setforce 0.0 0.0 0.0
+fix 3 mobile temp/rescale 10 0.2 0.2 0.02 1.0
+fix_modify 3 temp new3d
+timestep 0.003
+thermo_style custom step temp pe ke etotal press c_new3d c_new2d
+thermo_modify temp new3d format float %20.15g
+thermo 50
+run 200
+velocity upper set 0.5 0 0 units box
+velocity mobile ramp vx 0.0 0.5 y 1.5 6.0 sum yes units box
+unfix 3
+fix 3 mobile temp/rescale 10 0.2 0.2 0.02 1.0
+fix_modify 3 temp new2d
+thermo_modify temp new2d
+reset_timestep 0
+run 800
+""",
+        "deck": """[system]
+units = lj
+read_data = {dir}/case.data
+boundary = p s p
+[potential]
+pair_style = lj/cut
+cutoff = 2.5
+pair_coeff = * * 1.0 1.0
+[groups]
+lower = type 2
+upper = type 3
+boundary = union lower upper
+mobile = subtract all boundary
+[computes]
+new3d = temp mobile
+new2d = temp/partial mobile 0 1 1
+[fixes]
+setforce = boundary
+[run]
+timestep = 0.003
+thermo_style = custom step temp pe ke etotal press c_new3d c_new2d
+velocity_units = box
+skin = 0.3
+neigh_every = 1
+neigh_delay = 0
+neigh_check = true
+[run1]
+rescale = mobile 10 0.2 0.2 0.02 1.0 new3d
+thermo_temp = new3d
+thermo = 50
+steps = 200
+[run2]
+velocity = set upper 0.5 0 0
+velocity = ramp mobile vx 0.0 0.5 y 1.5 6.0 sum yes
+rescale = mobile 10 0.2 0.2 0.02 1.0 new2d
+thermo_temp = new2d
+reset_timestep = 0
+steps = 800
+""",
+    },
+    # LAMMPS's examples/shear (EAM Ni_u3, 1912 atoms) from the data file
+    # LAMMPS writes after its set-up (velocities included): both runs
+    "shear_example": {
+        "needs": NI_U3,
+        "floor_factor": SHEAR_FLOOR_FACTOR,
+        "make": """units metal
+boundary s s p
+atom_style atomic
+lattice fcc 3.52
+region box block 0 16.0 0 10.0 0 2.828427
+create_box 3 box
+lattice fcc 3.52 orient x 1 0 0 orient y 0 1 1 orient z 0 -1 1 origin 0.5 0 0
+create_atoms 1 box
+pair_style eam
+pair_coeff * * {ni}
+region lower block INF INF INF 0.9 INF INF
+region upper block INF INF 6.1 INF INF INF
+group lower region lower
+group upper region upper
+group boundary union lower upper
+group mobile subtract all boundary
+set group lower type 2
+set group upper type 3
+compute new3d mobile temp
+velocity mobile create 300.0 5812775 temp new3d
+write_data case.data
+""",
+        "run": """units metal
+boundary s s p
+atom_style atomic
+read_data case.data
+lattice fcc 3.52 orient x 1 0 0 orient y 0 1 1 orient z 0 -1 1 origin 0.5 0 0
+pair_style eam
+pair_coeff * * {ni}
+neighbor 0.3 bin
+neigh_modify delay 5
+compute pe all pe/atom
+dump 1 all custom 1000000 first.dump id type x y z fx fy fz c_pe
+dump_modify 1 format float %20.15g sort id
+group lower type 2
+group upper type 3
+group boundary union lower upper
+group mobile subtract all boundary
+compute new3d mobile temp
+compute new2d mobile temp/partial 0 1 1
+fix 1 all nve
+fix 2 boundary setforce 0.0 0.0 0.0
+fix 3 mobile temp/rescale 10 300.0 300.0 10.0 1.0
+fix_modify 3 temp new3d
+thermo 25
+thermo_modify temp new3d format float %20.15g
+timestep 0.001
+run 100
+velocity upper set 1.0 0 0
+velocity mobile ramp vx 0.0 1.0 y 1.4 8.6 sum yes
+unfix 3
+fix 3 mobile temp/rescale 10 300.0 300.0 10.0 1.0
+fix_modify 3 temp new2d
+thermo 100
+thermo_modify temp new2d
+reset_timestep 0
+run 3000
+""",
+        "deck": """[system]
+units = metal
+read_data = {dir}/case.data
+boundary = s s p
+lattice = fcc
+lattice_constant = 3.52
+orient_x = 1 0 0
+orient_y = 0 1 1
+orient_z = 0 -1 1
+[potential]
+pair_style = eam
+file = {ni}
+[groups]
+lower = type 2
+upper = type 3
+boundary = union lower upper
+mobile = subtract all boundary
+[computes]
+new3d = temp mobile
+new2d = temp/partial mobile 0 1 1
+[fixes]
+setforce = boundary
+[run]
+timestep = 0.001
+skin = 0.3
+neigh_every = 1
+neigh_delay = 5
+neigh_check = true
+[run1]
+rescale = mobile 10 300.0 300.0 10.0 1.0 new3d
+thermo = 25
+thermo_temp = new3d
+steps = 100
+[run2]
+velocity = set upper 1.0 0 0
+velocity = ramp mobile vx 0.0 1.0 y 1.4 8.6 sum yes
+rescale = mobile 10 300.0 300.0 10.0 1.0 new2d
+thermo = 100
+thermo_temp = new2d
+reset_timestep = 0
+steps = 3000
+""",
+    },
+}
+
+DUMP_DECK = """[output]
+dump = {dir}/md_first.dump
+dump_every = 1000000
+dump_columns = id type x y z fx fy fz c_pe
+"""
+
+
+def lammps_thermo(path):
+    """Every run's thermo rows: [(header, [rows])]."""
+    runs, header, rows = [], None, None
+    for line in open(path):
+        parts = line.split()
+        if parts and parts[0] == "Step":
+            header, rows = parts, []
+            continue
+        if header is not None and line.startswith("Loop time"):
+            runs.append((header, rows))
+            header = None
+            continue
+        if header is not None and len(parts) == len(header):
+            try:
+                rows.append([float(x) for x in parts])
+            except ValueError:
+                pass
+    return runs
+
+
+def md_thermo(record):
+    r = json.loads(open(record).read().splitlines()[-1])
+    cols = r["results"]["thermo_columns"]
+    runs = {}
+    for row in r["results"]["thermo"]:
+        runs.setdefault(int(row[0]), []).append(row[1:])
+    return cols[1:], [runs[k] for k in sorted(runs)], r
+
+
+def first_frame(path):
+    lines = open(path).read().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("ITEM: ATOMS"))
+    cols = lines[start].split()[2:]
+    atoms = {}
+    for line in lines[start + 1:]:
+        if line.startswith("ITEM"):
+            break
+        parts = line.split()
+        atoms[int(parts[0])] = dict(zip(cols, (float(x) for x in parts)))
+    return atoms
+
+
+def thermo_diff(a_runs, b_runs, b_header=None):
+    """Worst relative difference between two sets of runs (lists of
+    (header, rows)); None when they do not line up."""
+    if len(a_runs) != len(b_runs):
+        return None, "runs: %d vs %d" % (len(a_runs), len(b_runs))
+    worst, where = 0.0, ""
+    for (ha, ra), (hb, rb) in zip(a_runs, b_runs):
+        if len(ra) != len(rb) or not ra:
+            return None, "thermo rows: %d vs %d" % (len(ra), len(rb))
+        for name in ha:
+            if name not in hb:
+                return None, "no column %s" % name
+            ia, ib = ha.index(name), hb.index(name)
+            scale = max(abs(row[ia]) for row in ra)
+            for x, y in zip(ra, rb):
+                if name == "Step":
+                    if int(x[ia]) != int(y[ib]):
+                        return None, "steps differ: %s vs %s" % (x[ia], y[ib])
+                    continue
+                d = abs(x[ia] - y[ib]) / max(abs(x[ia]), abs(y[ib]), scale, 1e-300)
+                if d > worst:
+                    worst, where = d, "%s at step %d" % (name, int(x[0]))
+    return worst, where
+
+
+def frame_diff(a, b):
+    if set(a) != set(b):
+        return None, "different atoms"
+    worst, where = 0.0, ""
+    for group in (("x", "y", "z"), ("fx", "fy", "fz"), ("c_pe",)):
+        scale = max(abs(atom[c]) for atom in a.values() for c in group)
+        for k in a:
+            for c in group:
+                d = abs(a[k][c] - b[k][c]) / max(scale, 1e-300)
+                if d > worst:
+                    worst, where = d, "%s of atom %d" % (c, k)
+    types = all(int(a[k]["type"]) == int(b[k]["type"]) for k in a)
+    return (worst if types else None), where if types else "types differ"
+
+
+def run(cmd, cwd, log, timeout=600):
+    with open(log, "w") as out:
+        return subprocess.call(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
+
+
+def case(name, spec, md, mpirun, work, ranks):
+    d = os.path.join(work, name)
+    os.makedirs(d, exist_ok=True)
+    fill = {"dir": d, "ni": NI_U3}
+    if spec.get("needs") and not os.path.exists(spec["needs"]):
+        print("skip - md = LAMMPS %s: %s missing (lammps-data)" % (name, spec["needs"]))
+        return True
+    open(os.path.join(d, "make.in"), "w").write(spec["make"].format(**fill))
+    open(os.path.join(d, "run.in"), "w").write(spec["run"].format(**fill))
+    open(os.path.join(d, "md.ini"), "w").write(spec["deck"].format(**fill) + DUMP_DECK.format(**fill))
+    if run(["lmp", "-in", "make.in", "-log", "none"], d, os.path.join(d, "make.out")):
+        print("not ok - md = LAMMPS %s: lmp could not build the system (%s/make.out)" % (name, d))
+        return False
+    lmp_runs = {}
+    for np in (1, 2):
+        log = os.path.join(d, "lmp%d.out" % np)
+        if run(mpirun + ["-np", str(np), "lmp", "-in", "run.in", "-log", "none"], d, log):
+            print("not ok - md = LAMMPS %s: lmp failed at %d ranks (%s)" % (name, np, log))
+            return False
+        lmp_runs[np] = lammps_thermo(log)
+        if np == 1:
+            os.replace(os.path.join(d, "first.dump"), os.path.join(d, "lmp_first.dump"))
+    floor, _ = thermo_diff(lmp_runs[1], lmp_runs[2])
+    lmp_frame = first_frame(os.path.join(d, "lmp_first.dump"))
+    ok = True
+    for np in ranks:
+        record = os.path.join(d, "md%d.jsonl" % np)
+        if os.path.exists(record):
+            os.unlink(record)
+        log = os.path.join(d, "md%d.out" % np)
+        rc = run(mpirun + ["-np", str(np), md, "-i", os.path.join(d, "md.ini"), "--json", record], d, log)
+        if rc != 0 or not os.path.exists(record):
+            print("not ok - md = LAMMPS %s at %d ranks: md exit %d (%s)" % (name, np, rc, log))
+            ok = False
+            continue
+        cols, md_rows, rec = md_thermo(record)
+        md_runs = [(cols, rows) for rows in md_rows]
+        lmp_cmp = [(h, rows) for h, rows in lmp_runs[1]]
+        worst, where = thermo_diff(lmp_cmp, md_runs)
+        fworst, fwhere = frame_diff(lmp_frame, first_frame(os.path.join(d, "md_first.dump")))
+        tol = THERMO_TOL
+        if spec.get("floor_factor") and floor is not None:
+            tol = max(THERMO_TOL, spec["floor_factor"] * floor)
+        good = (worst is not None and worst <= tol and fworst is not None and fworst <= FORCE_TOL
+                and rec["validation"]["status"] == "PASS")
+        rows = sum(len(r) for _, r in lmp_cmp)
+        print("%s - md = LAMMPS %s at %d ranks: %d thermo rows, worst %s (%s; LAMMPS 1 vs 2 ranks %s, "
+              "bound %.0e); first-step positions, forces, per-atom energy worst %s (%s), %s"
+              % ("ok" if good else "not ok", name, np, rows,
+                 "%.1e" % worst if worst is not None else "-", where,
+                 "%.1e" % floor if floor is not None else "-", tol,
+                 "%.1e" % fworst if fworst is not None else "-", fwhere, rec["validation"]["status"]))
+        ok &= good
+    return ok
+
+
+def main():
+    md, mpirun, work = sys.argv[1], sys.argv[2].split(), sys.argv[3]
+    names = sys.argv[4:] or list(CASES)
+    ranks = [int(x) for x in os.environ.get("MD_LAMMPS_RANKS", "1 2 3").split()]
+    ok = True
+    for name in names:
+        ok &= case(name, CASES[name], md, mpirun, work, ranks)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
