@@ -203,6 +203,10 @@ int fb_output_target(const char *path, char *target, size_t len);
 int fb_temp_begin(const char *target, char *tmp, size_t len);
 int fb_temp_commit(const char *tmp, const char *target);
 void fb_temp_discard(const char *tmp);
+/* A temporary name another rank made (files written by every rank):
+ * registered here too, so a signal removes it; forget: no longer ours. */
+int fb_temp_adopt(const char *tmp);
+void fb_temp_forget(const char *tmp);
 /* Writes a whole file through a temporary name. 0 or errno. */
 int fb_write_file_atomic(const char *path, const char *data, size_t len);
 /* Appends text and a newline in one write under an exclusive lock. */
@@ -221,6 +225,8 @@ void fb_timers_count(FbTimers *t, int phase, long long messages, long long bytes
 /* Cross-rank min/avg/max of every phase; stats valid on every rank. */
 void fb_timers_reduce(const FbTimers *t, MPI_Comm comm, FbPhaseStats *stats);
 double fb_timer_resolution(void);
+/* The clock every timer reads (MPI_Wtime), for apps outside the MPI boundary. */
+double fb_now(void);
 
 /* The timed loop, one protocol for every FOM (STYLE.md rule 5): begin is a
  * barrier, then the clock; end reads each rank's clock and keeps the maximum

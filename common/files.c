@@ -139,6 +139,20 @@ static void temp_forget(const char *tmp) {
     if (temp_used[i] && !strcmp(temp_paths[i], tmp)) temp_used[i] = 0;
 }
 
+void fb_temp_forget(const char *tmp) { temp_forget(tmp); }
+
+int fb_temp_adopt(const char *tmp) {
+  size_t n = strlen(tmp);
+  if (n >= PATH_MAX) return ENAMETOOLONG;
+  for (int i = 0; i < FB_MAX_TEMPS; i++)
+    if (!temp_used[i]) {
+      memcpy(temp_paths[i], tmp, n + 1);
+      temp_used[i] = 1;
+      return 0;
+    }
+  return EMFILE;
+}
+
 int fb_temp_commit(const char *tmp, const char *target) {
   int rc = rename(tmp, target) == 0 ? 0 : errno;
   if (rc) unlink(tmp);

@@ -67,6 +67,8 @@ void fb_timers_reduce(const FbTimers *t, MPI_Comm comm, FbPhaseStats *stats) {
 
 double fb_timer_resolution(void) { return MPI_Wtick(); }
 
+double fb_now(void) { return MPI_Wtime(); }
+
 /* Test hook slow_rank: the last rank's loop takes this much longer. */
 #define FB_SLOW_RANK_DELAY_S 0.5
 

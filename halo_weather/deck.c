@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Stability limits of the schemes, checked before a run starts:
  * - forward-backward acoustic small steps on the C grid are stable for
@@ -20,6 +19,10 @@
 /* Largest wind a case adds to the mean wind, for the advective check (m/s):
  * thermal bubbles and density currents reach 15-30 m/s. */
 #define WX_CASE_WIND_BUBBLE 30.0
+/* Explicit diffusion in the RK3 large step: the forward-time, centred-space
+ * limit nu dt (1/dx^2 + 1/dy^2 + 1/dz^2) <= 1/2; RK3's stability region
+ * along the negative real axis (2.51) gives room, we ask 1/2. */
+#define WX_MAX_DIFFUSION_NUMBER 0.5
 
 static void deck_fail(FbContext *ctx, const Weather *w, const char *section, const char *key,
                       const char *what) {
@@ -28,6 +31,7 @@ static void deck_fail(FbContext *ctx, const Weather *w, const char *section, con
 
 static void read_deck(FbContext *ctx, Weather *w) {
   double nan_ = NAN;
+  long long dims = 3;
   w->bubble_x = w->bubble_y = nan_;
   FbDeckKey keys[] = {
       {"grid", "nx", FB_KEY_INT, &w->n[0], 1, 1e6, 0},
@@ -36,6 +40,7 @@ static void read_deck(FbContext *ctx, Weather *w) {
       {"grid", "dx", FB_KEY_DOUBLE, &w->dx, 1.0, 1e7, 0},
       {"grid", "dy", FB_KEY_DOUBLE, &w->dy, 1.0, 1e7, 0},
       {"grid", "ztop", FB_KEY_DOUBLE, &w->ztop, 10.0, 1e6, 0},
+      {"grid", "dimensions", FB_KEY_INT, &dims, 2, 3, 0},
       {"time", "dt", FB_KEY_DOUBLE, &w->dt, 1e-6, 1e5, 0},
       {"time", "steps", FB_KEY_INT, &w->steps, 0, 1e9, 0},
       {"time", "acoustic_substeps", FB_KEY_INT, &w->acoustic_substeps, 1, 1000, 0},
@@ -45,7 +50,9 @@ static void read_deck(FbContext *ctx, Weather *w) {
       {"physics", "u0", FB_KEY_DOUBLE, &w->u0, -200.0, 200.0, 0},
       {"physics", "v0", FB_KEY_DOUBLE, &w->v0, -200.0, 200.0, 0},
       {"physics", "bubble_dtheta", FB_KEY_DOUBLE, &w->bubble_dtheta, -50.0, 50.0, 0},
+      {"physics", "bubble_perturbation", FB_KEY_STRING, w->perturbation_name, 0, 0, 0},
       {"physics", "bubble_radius_x", FB_KEY_DOUBLE, &w->bubble_radius_x, 1.0, 1e7, 0},
+      {"physics", "bubble_radius_y", FB_KEY_DOUBLE, &w->bubble_radius_y, 1.0, 1e7, 0},
       {"physics", "bubble_radius_z", FB_KEY_DOUBLE, &w->bubble_radius_z, 1.0, 1e6, 0},
       {"physics", "bubble_x", FB_KEY_DOUBLE, &w->bubble_x, 0.0, 1e9, 0},
       {"physics", "bubble_y", FB_KEY_DOUBLE, &w->bubble_y, 0.0, 1e9, 0},
@@ -53,6 +60,7 @@ static void read_deck(FbContext *ctx, Weather *w) {
       {"physics", "hyperviscosity", FB_KEY_DOUBLE, &w->hyperviscosity, 0.0, 0.25, 0},
       {"physics", "divergence_damping", FB_KEY_DOUBLE, &w->divergence_damping, 0.0, 0.5, 0},
       {"physics", "offcentering", FB_KEY_DOUBLE, &w->offcentering, 0.0, 1.0, 0},
+      {"physics", "diffusion", FB_KEY_DOUBLE, &w->diffusion, 0.0, 1e5, 0},
       {"parallel", "halo_mode", FB_KEY_STRING, w->halo_mode, 0, 0, 0},
       {"parallel", "overlap", FB_KEY_BOOL, &w->overlap, 0, 0, 0},
       {"output", "history_interval", FB_KEY_INT, &w->history_every, 0, 1e9, 0},
@@ -62,11 +70,13 @@ static void read_deck(FbContext *ctx, Weather *w) {
       {"output", "read_restart", FB_KEY_STRING, w->restart_in, 0, 0, 0},
   };
   char err[FB_MSG_LEN];
-  int rc = fb_deck_read(w->deck_path, keys, (int)(sizeof keys / sizeof keys[0]), err, sizeof err);
+  w->deck_text = fb_read_input(ctx, "option --input", w->deck_path, NULL);
+  int rc = fb_deck_parse(w->deck_path, w->deck_text, keys, (int)(sizeof keys / sizeof keys[0]), err, sizeof err);
   if (rc) fb_fail(ctx, rc, "%s", err);
+  w->dimensions = (int)dims;
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-    if (!keys[k].seen && (!strcmp(keys[k].section, "grid") || !strcmp(keys[k].key, "dt") ||
-                          !strcmp(keys[k].key, "case")))
+    if (!keys[k].seen && ((!strcmp(keys[k].section, "grid") && strcmp(keys[k].key, "dimensions")) ||
+                          !strcmp(keys[k].key, "dt") || !strcmp(keys[k].key, "case")))
       fb_fail(ctx, FB_EXIT_USAGE, "%s: missing key '%s' in section [%s]", w->deck_path, keys[k].key,
               keys[k].section);
 }
@@ -89,7 +99,8 @@ static void check_deck(FbContext *ctx, Weather *w) {
   w->dz = w->ztop / (double)w->n[2];
   double dts = w->dt / (double)w->acoustic_substeps;
   double c = max_sound_speed(w);
-  double ac = c * dts * sqrt(1.0 / (w->dx * w->dx) + 1.0 / (w->dy * w->dy));
+  const double ry2 = w->dimensions == 2 ? 0.0 : 1.0 / (w->dy * w->dy); /* a 2-D case has no waves along y */
+  double ac = c * dts * sqrt(1.0 / (w->dx * w->dx) + ry2);
   if (ac > WX_MAX_ACOUSTIC_COURANT) {
     snprintf(what, sizeof what,
              "dt %g with %lld acoustic substeps violates the CFL limit: acoustic Courant number "
@@ -98,7 +109,7 @@ static void check_deck(FbContext *ctx, Weather *w) {
     deck_fail(ctx, w, "time", "dt", what);
   }
   double extra = w->wcase == CASE_BUBBLE || w->wcase == CASE_DENSITY_CURRENT ? WX_CASE_WIND_BUBBLE : 0.0;
-  double adv = ((fabs(w->u0) + extra) / w->dx + (fabs(w->v0) + extra) / w->dy) * w->dt;
+  double adv = ((fabs(w->u0) + extra) / w->dx + (fabs(w->v0) + (w->dimensions == 2 ? 0.0 : extra)) / w->dy) * w->dt;
   if (adv > WX_MAX_ADVECTIVE_COURANT) {
     snprintf(what, sizeof what,
              "dt %g violates the CFL limit: advective Courant number %.3f (winds up to %.0f, %.0f m/s) "
@@ -106,7 +117,19 @@ static void check_deck(FbContext *ctx, Weather *w) {
              w->dt, adv, fabs(w->u0) + extra, fabs(w->v0) + extra, WX_MAX_ADVECTIVE_COURANT);
     deck_fail(ctx, w, "time", "dt", what);
   }
+  double dn = w->diffusion * w->dt * (1.0 / (w->dx * w->dx) + ry2 + 1.0 / (w->dz * w->dz));
+  if (dn > WX_MAX_DIFFUSION_NUMBER) {
+    snprintf(what, sizeof what, "diffusion %g m2/s with dt %g: the diffusion number %.3f exceeds %.2f; lower dt",
+             w->diffusion, w->dt, dn, WX_MAX_DIFFUSION_NUMBER);
+    deck_fail(ctx, w, "physics", "diffusion", what);
+  }
+  if (!w->perturbation_name[0] || !strcmp(w->perturbation_name, "theta")) w->perturbation = PERTURB_THETA;
+  else if (!strcmp(w->perturbation_name, "temperature")) w->perturbation = PERTURB_TEMPERATURE;
+  else deck_fail(ctx, w, "physics", "bubble_perturbation", "must be theta (a potential temperature perturbation) or temperature");
+  if (w->dimensions == 2 && (w->v0 != 0.0 || w->wcase == CASE_WEATHER || w->wcase == CASE_ADVECTION))
+    deck_fail(ctx, w, "grid", "dimensions", "a 2-D (x-z) case has no wind along y (v0 = 0) and is bubble or density_current");
   if (w->bubble_radius_x <= 0) w->bubble_radius_x = 2000.0;
+  if (w->bubble_radius_y <= 0) w->bubble_radius_y = w->bubble_radius_x;
   if (w->bubble_radius_z <= 0) w->bubble_radius_z = 2000.0;
   if (isnan(w->bubble_x)) w->bubble_x = 0.5 * w->dx * (double)w->n[0];
   if (isnan(w->bubble_y)) w->bubble_y = 0.5 * w->dy * (double)w->n[1];
@@ -156,10 +179,19 @@ void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
   w->grid[0] = grid[0];
   w->grid[1] = grid[1];
   w->grid[2] = 1;
+  if (w->restart_every > 0 && !w->restart_out[0] && !w->no_output)
+    deck_fail(ctx, w, "output", "restart_interval",
+              "restart_interval needs restart_file or --restart (the name each restart is written under)");
+  if (w->no_output && (restart || outdir))
+    fb_fail(ctx, FB_EXIT_USAGE, "--no-output contradicts --%s", restart ? "restart" : "output-dir");
   if (w->no_output) w->history_every = 0, w->restart_out[0] = '\0', w->restart_every = 0;
-  if ((w->history_every > 0 || w->restart_out[0]) && access(w->output_dir, W_OK | X_OK))
-    fb_fail(ctx, FB_EXIT_USAGE, "output folder '%s' is not a writable folder (--output-dir or the deck's output_dir)",
-            w->output_dir);
+  if (w->steps == 0 && !w->restart_out[0])
+    fb_fail(ctx, FB_EXIT_USAGE, "%s: 0 steps: nothing to run or measure (-n/--steps, or the deck's steps)", w->deck_path);
+  if (w->history_every > 0) {
+    char path[2 * WX_PATH + 40];
+    wx_history_path(w, path, sizeof path);
+    fb_check_output_path(ctx, outdir ? "option --output-dir" : "the deck's output_dir (history file)", path);
+  }
   if (w->restart_out[0]) {
     char path[2 * WX_PATH + 8];
     wx_restart_path(w, path, sizeof path);

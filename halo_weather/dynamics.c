@@ -260,6 +260,78 @@ static void pressure_gradient_column(int nz, ptrdiff_t si, ptrdiff_t sj, double 
   for (int k = 1; k < nz; k++) tw[k] -= (p[k] - p[k - 1]) * rdz;
 }
 
+/* Velocity on a face of the C grid: the momentum over the mean density of
+ * the two cells it separates (s: the stride across the face). */
+static inline double face_velocity(const double *mom, const double *rho, size_t c, ptrdiff_t s) {
+  return 2.0 * mom[c] / (rho[c] + rho[c - s]);
+}
+
+/* d/dx(rho nu dphi/dx) + d/dy(...) + d/dz(...) of a quantity phi(c) on a
+ * column (the divergence of a diffusive flux, so the conserved variable
+ * stays conserved). rho_at(c, s) is the density between c and c + s;
+ * vertical fluxes through the floor (k = 0) and the lid (k = nz) vanish
+ * (free slip), and a W column has its own vertical flux points. */
+typedef struct {
+  const double *mom, *rho;
+  ptrdiff_t stagger;  /* 0 for cell-centred phi (theta), else the face's stride */
+  const double *phi;  /* cell-centred phi (stagger 0) */
+} Diffused;
+
+static inline double phi_at(const Diffused *d, size_t c) {
+  return d->stagger ? face_velocity(d->mom, d->rho, c, d->stagger) : d->phi[c];
+}
+
+/* The mean density between c and c + s for a quantity staggered by st. */
+static inline double rho_between(const double *rho, size_t c, ptrdiff_t s, ptrdiff_t st) {
+  if (!st) return 0.5 * (rho[c] + rho[c + s]);
+  if (st == s) return rho[c]; /* along its own direction: the cell between two faces */
+  return 0.25 * (rho[c] + rho[c + s] + rho[c - st] + rho[c + s - st]);
+}
+
+static void diffuse_column(const Weather *w, const Diffused *d, size_t c0, int k0, int k1, double *tend) {
+  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const double nu = w->diffusion, rdx2 = 1.0 / (w->dx * w->dx), rdy2 = 1.0 / (w->dy * w->dy),
+               rdz2 = 1.0 / (w->dz * w->dz);
+  const double *rho = d->rho;
+  const ptrdiff_t st = d->stagger;
+  for (int k = k0; k < k1; k++) {
+    size_t c = c0 + (size_t)k;
+    double p = phi_at(d, c);
+    double fx = rho_between(rho, c, si, st) * (phi_at(d, c + si) - p) -
+                rho_between(rho, c - si, si, st) * (p - phi_at(d, c - si));
+    double fy = rho_between(rho, c, sj, st) * (phi_at(d, c + sj) - p) -
+                rho_between(rho, c - sj, sj, st) * (p - phi_at(d, c - sj));
+    double fz = 0.0;
+    if (st == 1) { /* w on the faces 1..nz-1: fluxes at the cells between them, w = 0 at floor and lid */
+      fz = rho[c] * (phi_at(d, c + 1) * (k + 1 < w->nz) - p) - rho[c - 1] * (p - phi_at(d, c - 1) * (k - 1 > 0));
+    } else {
+      if (k + 1 < w->nz) fz += rho_between(rho, c, 1, st) * (phi_at(d, c + 1) - p);
+      if (k > 0) fz -= rho_between(rho, c - 1, 1, st) * (p - phi_at(d, c - 1));
+    }
+    tend[c] += nu * (fx * rdx2 + fy * rdy2 + fz * rdz2);
+  }
+}
+
+/* Constant-coefficient diffusion of u, v, w and theta (Straka et al. 1993:
+ * nu = 75 m2 s-1; WRF's khdif = kvdif with km_opt = 1) in flux form, added
+ * to the tendencies of U, V, W and Theta': momentum and Theta are still
+ * conserved, energy only falls. */
+static void diffusion(Weather *w, double *const *q) {
+  if (w->diffusion <= 0.0) return;
+  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const Diffused quantities[4] = {{q[F_U], w->rho_full, si, NULL},
+                                  {q[F_V], w->rho_full, sj, NULL},
+                                  {q[F_W], w->rho_full, 1, NULL},
+                                  {NULL, w->rho_full, 0, w->spec[F_THETA]}};
+  double *const tends[4] = {w->tend[F_U], w->tend[F_V], w->tend[F_W], w->tend[F_THETA]};
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < w->nx; i++)
+    for (int j = 0; j < w->ny; j++) {
+      const size_t c0 = wx_idx(w, i, j, 0);
+      for (int v = 0; v < 4; v++) diffuse_column(w, &quantities[v], c0, v == 2 ? 1 : 0, w->nz, tends[v]);
+    }
+}
+
 /* Slow tendencies of the stage state (everything but the linear acoustic
  * and buoyancy terms, which the small steps integrate). */
 static void slow_tendencies(Weather *w, double *const *q) {
@@ -273,6 +345,7 @@ static void slow_tendencies(Weather *w, double *const *q) {
   advect(w, q, w->spec[F_THETA], AT_CENTRE, q[F_THETA], w->tend[F_THETA]);
   advect(w, q, w->spec[F_Q1], AT_CENTRE, NULL, w->tend[F_Q1]);
   advect(w, q, w->spec[F_Q2], AT_CENTRE, NULL, w->tend[F_Q2]);
+  diffusion(w, q);
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < w->nx; i++)
     for (int j = 0; j < w->ny; j++) {
@@ -286,21 +359,17 @@ static void slow_tendencies(Weather *w, double *const *q) {
 /* The aggregated exchange of every field (or one message per field). */
 void wx_exchange(FbContext *ctx, Weather *w, double **fields) {
   if (!strcmp(w->halo_mode, "per_field")) {
-    static FbHalo single;
-    static int ready;
-    if (!ready) {
-      if (fb_halo_init_ex(&single, &w->decomp, WX_HALO, WX_HALO, 1 << 2, MPI_DOUBLE, 1))
-        fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the halo buffers");
-      ready = 1;
-    }
-    for (int f = 0; f < NFIELDS; f++) fb_halo_exchange(&single, (void *const *)&fields[f], &ctx->timers, PH_HALO);
+    for (int f = 0; f < NFIELDS; f++)
+      fb_halo_exchange(&w->halo_single, (void *const *)&fields[f], &ctx->timers, PH_HALO);
     return;
   }
   fb_halo_exchange(&w->halo3, (void *const *)fields, &ctx->timers, PH_HALO);
 }
 
+/* WRF's RK3: each stage advances the step's start by this fraction of dt. */
+static const double RK3_FRACTION[3] = {1.0 / 3.0, 0.5, 1.0};
+
 void wx_step(FbContext *ctx, Weather *w) {
-  static const double fraction[3] = {1.0 / 3.0, 0.5, 1.0};
   for (int stage = 0; stage < 3; stage++) {
     wx_exchange(ctx, w, w->s);
     /* s0 keeps the state at the beginning of the step; stage 0 reads it
@@ -317,6 +386,6 @@ void wx_step(FbContext *ctx, Weather *w) {
     diagnose(w, q);
     slow_tendencies(w, q);
     fb_timer_stop(&ctx->timers, PH_DYNAMICS);
-    wx_acoustic(ctx, w, stage, fraction[stage] * w->dt);
+    wx_acoustic(ctx, w, stage, RK3_FRACTION[stage] * w->dt);
   }
 }

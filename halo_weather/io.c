@@ -120,38 +120,67 @@ static void io_agree(FbContext *ctx, IoStatus *st, const char *what, const char 
   fb_agree(ctx, st->rc, msg);
 }
 
-/* Rank 0 renames the finished file; every rank learns the outcome. */
-static void io_rename(FbContext *ctx, const char *tmp, const char *path, IoStatus *st) {
-  int bad = 0;
-  if (ctx->rank == 0 && !st->rc && rename(tmp, path)) bad = 1;
-  MPI_Bcast(&bad, 1, MPI_INT, 0, ctx->comm);
+/* One temporary name beside path for every rank (rank 0 makes it, the
+ * others adopt it, so a signal on any rank removes it). 0 or an errno. */
+static int shared_temp(FbContext *ctx, const char *path, char *tmp, size_t len) {
+  char target[4096];
+  int rc = 0;
+  if (ctx->rank == 0) {
+    rc = fb_output_target(path, target, sizeof target);
+    if (!rc) rc = fb_temp_begin(target, tmp, len);
+  }
+  long long code = rc;
+  fb_allreduce_max_ll(ctx, FB_NO_PHASE, &code, 1);
+  if (code) return (int)code;
+  fb_bcast_bytes(ctx, tmp, len, 0);
+  if (ctx->rank != 0) fb_temp_adopt(tmp);
+  return 0;
+}
+
+/* Rank 0 gives the finished file its name (or removes it after a failure);
+ * every rank learns the outcome. */
+static void io_commit(FbContext *ctx, const char *tmp, const char *path, IoStatus *st) {
+  long long bad = 0;
+  if (ctx->rank == 0) {
+    char target[4096];
+    if (st->rc) fb_temp_discard(tmp);
+    else bad = fb_output_target(path, target, sizeof target) || fb_temp_commit(tmp, target);
+  } else {
+    fb_temp_forget(tmp);
+  }
+  fb_allreduce_max_ll(ctx, FB_NO_PHASE, &bad, 1);
   if (bad && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "cannot rename the temporary file"); }
-  if (st->rc && ctx->rank == 0) unlink(tmp);
 }
 
 /* --------------------------------------------------------------- history */
 
-/* Output fields of the history file, at cell centres. */
+/* Output fields of the history file, at cell centres. The winds are on the
+ * idealised Cartesian grid: x_wind and y_wind, no map projection claimed. */
 enum { H_U, H_V, H_W, H_THETA, H_PP, H_RHO, H_Q1, H_Q2, H_COUNT };
 static const struct {
   const char *name, *units, *long_name, *standard_name;
 } HISTORY[H_COUNT] = {
-    {"U", "m s-1", "x-wind component", "eastward_wind"},
-    {"V", "m s-1", "y-wind component", "northward_wind"},
+    {"U", "m s-1", "x-wind component", "x_wind"},
+    {"V", "m s-1", "y-wind component", "y_wind"},
     {"W", "m s-1", "z-wind component", "upward_air_velocity"},
     {"THETA", "K", "potential temperature", "air_potential_temperature"},
-    {"P", "Pa", "perturbation pressure", ""},
+    {"P", "Pa", "perturbation pressure (P + PB is the pressure)", ""},
     {"RHO", "kg m-3", "air density", "air_density"},
     {"QTRACER1", "kg kg-1", "passive tracer 1 mixing ratio", ""},
     {"QTRACER2", "kg kg-1", "passive tracer 2 mixing ratio", ""},
 };
 
-typedef struct {
-  int ncid, varid[H_COUNT], times, xtime;
-  char tmp[WX_PATH + 40], path[WX_PATH + 32];
-  int open;
-} History;
-static History hist;
+/* The base state written once, per level: theta' = THETA - THETA_BASE. */
+enum { B_THETA, B_P, B_RHO, B_COUNT };
+static const struct {
+  const char *name, *units, *long_name;
+} BASE[B_COUNT] = {
+    {"THETA_BASE", "K", "base-state potential temperature (theta' = THETA - THETA_BASE)"},
+    {"PB", "Pa", "base-state pressure"},
+    {"RHO_BASE", "kg m-3", "base-state density"},
+};
+
+static const char *const AXES[3] = {"west_east", "south_north", "bottom_top"};
 
 static int put_text(int ncid, int varid, const char *name, const char *text) {
   return nc_put_att_text(ncid, varid, name, strlen(text), text);
@@ -182,69 +211,220 @@ static void wrf_time(double seconds, char out[20]) {
   out[19] = '\0';
 }
 
-static void coordinate(int ncid, int dim, const char *name, const char *axis, const char *standard,
-                       const char *long_name, int *varid, IoStatus *st) {
-  IO(st, nc_def_var(ncid, name, NC_DOUBLE, 1, &dim, varid));
-  IO(st, put_text(ncid, *varid, "units", "m"));
-  IO(st, put_text(ncid, *varid, "axis", axis));
-  IO(st, put_text(ncid, *varid, "standard_name", standard));
-  IO(st, put_text(ncid, *varid, "long_name", long_name));
-  if (!strcmp(axis, "Z")) IO(st, put_text(ncid, *varid, "positive", "up"));
+void wx_history_path(const Weather *w, char *path, size_t len) {
+  snprintf(path, len, "%s/wrfout_d01.nc", w->output_dir);
 }
 
-/* Creates the history file and defines it; rank 0 writes the coordinates
- * (the others take part with empty blocks). */
-static void history_open(FbContext *ctx, Weather *w, IoStatus *st) {
-  History *h = &hist;
-  snprintf(h->path, sizeof h->path, "%s/wrfout_d01.nc", w->output_dir);
-  snprintf(h->tmp, sizeof h->tmp, "%s.tmp", h->path);
-  int dims[5] = {0}, cv[3] = {0}; /* Time, DateStrLen, bottom_top, south_north, west_east */
-  io_create(ctx, h->tmp, &h->ncid, st);
-  h->open = 1;
-  if (holds(ctx)) {
-    IO(st, nc_def_dim(h->ncid, "Time", NC_UNLIMITED, &dims[0]));
-    IO(st, nc_def_dim(h->ncid, "DateStrLen", 19, &dims[1]));
-    IO(st, nc_def_dim(h->ncid, "bottom_top", (size_t)w->n[2], &dims[2]));
-    IO(st, nc_def_dim(h->ncid, "south_north", (size_t)w->n[1], &dims[3]));
-    IO(st, nc_def_dim(h->ncid, "west_east", (size_t)w->n[0], &dims[4]));
-    IO(st, nc_def_var(h->ncid, "Times", NC_CHAR, 2, dims, &h->times));
-    IO(st, nc_def_var(h->ncid, "XTIME", NC_DOUBLE, 1, dims, &h->xtime));
-    IO(st, put_text(h->ncid, h->xtime, "units", "seconds since 2000-01-01 00:00:00"));
-    IO(st, put_text(h->ncid, h->xtime, "standard_name", "time"));
-    IO(st, put_text(h->ncid, h->xtime, "long_name", "simulated time"));
-    IO(st, put_text(h->ncid, h->xtime, "calendar", "proleptic_gregorian"));
-    coordinate(h->ncid, dims[4], "west_east", "X", "projection_x_coordinate", "x of cell centres", &cv[0], st);
-    coordinate(h->ncid, dims[3], "south_north", "Y", "projection_y_coordinate", "y of cell centres", &cv[1], st);
-    coordinate(h->ncid, dims[2], "bottom_top", "Z", "height", "height of cell centres", &cv[2], st);
-    int fdims[4] = {dims[0], dims[2], dims[3], dims[4]};
-    for (int v = 0; v < H_COUNT; v++) {
-      IO(st, nc_def_var(h->ncid, HISTORY[v].name, NC_FLOAT, 4, fdims, &h->varid[v]));
-      IO(st, put_text(h->ncid, h->varid[v], "units", HISTORY[v].units));
-      IO(st, put_text(h->ncid, h->varid[v], "long_name", HISTORY[v].long_name));
-      if (HISTORY[v].standard_name[0]) IO(st, put_text(h->ncid, h->varid[v], "standard_name", HISTORY[v].standard_name));
-      IO(st, put_text(h->ncid, h->varid[v], "coordinates", "XTIME bottom_top south_north west_east"));
-      io_collective(h->ncid, h->varid[v], st);
+/* A coordinate variable of cell centres with its cell bounds (CF). */
+static void coordinate(int ncid, int dim, int nv, int a, int *varid, int *bnds, IoStatus *st) {
+  static const char *const axis[3] = {"X", "Y", "Z"};
+  static const char *const long_name[3] = {"x of cell centres", "y of cell centres", "height of cell centres"};
+  char name[32];
+  IO(st, nc_def_var(ncid, AXES[a], NC_DOUBLE, 1, &dim, varid));
+  IO(st, put_text(ncid, *varid, "units", "m"));
+  IO(st, put_text(ncid, *varid, "axis", axis[a]));
+  IO(st, put_text(ncid, *varid, "long_name", long_name[a]));
+  snprintf(name, sizeof name, "%s_bnds", AXES[a]);
+  IO(st, put_text(ncid, *varid, "bounds", name));
+  if (a == 2) {
+    IO(st, put_text(ncid, *varid, "standard_name", "height"));
+    IO(st, put_text(ncid, *varid, "positive", "up"));
+  }
+  int bd[2] = {dim, nv};
+  IO(st, nc_def_var(ncid, name, NC_DOUBLE, 2, bd, bnds));
+}
+
+/* Every case parameter, the deck itself and where the file came from, as
+ * global attributes: the file describes its run without the deck. */
+static void history_attributes(const FbContext *ctx, const Weather *w, int ncid, IoStatus *st) {
+  char text[512];
+  IO(st, put_text(ncid, NC_GLOBAL, "Conventions", "CF-1.8"));
+  IO(st, put_text(ncid, NC_GLOBAL, "title", "halo_weather history"));
+  IO(st, put_text(ncid, NC_GLOBAL, "institution", "fabricbench"));
+  snprintf(text, sizeof text, "fabricbench halo_weather %s (git %s), a WRF-like dynamical core", fb_version(),
+           fb_build_git());
+  IO(st, put_text(ncid, NC_GLOBAL, "source", text));
+  snprintf(text, sizeof text, "%s: created by %s -i %s on %d ranks", ctx->started_utc, ctx->program, w->deck_path,
+           ctx->size);
+  IO(st, put_text(ncid, NC_GLOBAL, "history", text));
+  IO(st, put_text(ncid, NC_GLOBAL, "date_created", ctx->started_utc));
+  IO(st, put_text(ncid, NC_GLOBAL, "fabricbench_version", fb_version()));
+  IO(st, put_text(ncid, NC_GLOBAL, "fabricbench_git", fb_build_git()));
+  IO(st, put_text(ncid, NC_GLOBAL, "case", w->case_name));
+  IO(st, put_text(ncid, NC_GLOBAL, "bubble_perturbation", w->perturbation == PERTURB_TEMPERATURE ? "temperature" : "theta"));
+  IO(st, put_text(ncid, NC_GLOBAL, "fabricbench_deck", w->deck_text ? w->deck_text : ""));
+  const struct {
+    const char *name;
+    double value;
+  } params[] = {{"DX", w->dx}, {"DY", w->dy}, {"DZ", w->dz}, {"ZTOP", w->ztop}, {"DT", w->dt},
+                {"acoustic_substeps", (double)w->acoustic_substeps}, {"dimensions", (double)w->dimensions},
+                {"theta_surface", w->theta_surface}, {"brunt_vaisala", w->brunt_vaisala}, {"u0", w->u0},
+                {"v0", w->v0}, {"bubble_dtheta", w->bubble_dtheta}, {"bubble_radius_x", w->bubble_radius_x},
+                {"bubble_radius_y", w->bubble_radius_y}, {"bubble_radius_z", w->bubble_radius_z},
+                {"bubble_x", w->bubble_x}, {"bubble_y", w->bubble_y}, {"bubble_z", w->bubble_z},
+                {"hyperviscosity", w->hyperviscosity}, {"divergence_damping", w->divergence_damping},
+                {"offcentering", w->offcentering}, {"diffusion", w->diffusion}};
+  for (size_t k = 0; k < sizeof params / sizeof params[0]; k++)
+    IO(st, nc_put_att_double(ncid, NC_GLOBAL, params[k].name, NC_DOUBLE, 1, &params[k].value));
+}
+
+/* The coordinates, their bounds and the base state (rank 0's data; the
+ * others take part with empty blocks). */
+static void history_constants(FbContext *ctx, const Weather *w, const int *cv, const int *bnds, const int *base,
+                              IoStatus *st) {
+  WxHistory *h = (WxHistory *)&w->hist;
+  for (int a = 0; a < 3; a++) {
+    io_collective(h->ncid, cv[a], st);
+    io_collective(h->ncid, bnds[a], st);
+    size_t n = ctx->rank == 0 ? (size_t)w->n[a] : 0, start[2] = {0, 0}, count[2] = {n, 2};
+    double step = a == 0 ? w->dx : a == 1 ? w->dy : w->dz;
+    double *c = malloc(((size_t)w->n[a] + 1) * 2 * sizeof *c);
+    if (!c && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "out of memory"); }
+    for (size_t p = 0; c && p < n; p++) c[p] = ((double)p + 0.5) * step;
+    if (c) IO(st, nc_put_vara_double(h->ncid, cv[a], start, count, c));
+    for (size_t p = 0; c && p < n; p++) c[2 * p] = (double)p * step, c[2 * p + 1] = (double)(p + 1) * step;
+    if (c) IO(st, nc_put_vara_double(h->ncid, bnds[a], start, count, c));
+    free(c);
+  }
+  const double *profiles[B_COUNT] = {w->theta0c + WX_HALO, w->p0c + WX_HALO, w->rho0c + WX_HALO};
+  for (int b = 0; b < B_COUNT; b++) {
+    io_collective(h->ncid, base[b], st);
+    size_t start = 0, n = ctx->rank == 0 ? (size_t)w->n[2] : 0;
+    IO(st, nc_put_vara_double(h->ncid, base[b], &start, &n, profiles[b]));
+  }
+}
+
+/* Defines a new history file. */
+static void history_define(FbContext *ctx, Weather *w, IoStatus *st) {
+  WxHistory *h = &w->hist;
+  int dims[6] = {0}, cv[3] = {0}, bnds[3] = {0}, base[B_COUNT] = {0};
+  if (!holds(ctx)) return;
+  IO(st, nc_def_dim(h->ncid, "Time", NC_UNLIMITED, &dims[0]));
+  IO(st, nc_def_dim(h->ncid, "DateStrLen", 19, &dims[1]));
+  IO(st, nc_def_dim(h->ncid, "bottom_top", (size_t)w->n[2], &dims[2]));
+  IO(st, nc_def_dim(h->ncid, "south_north", (size_t)w->n[1], &dims[3]));
+  IO(st, nc_def_dim(h->ncid, "west_east", (size_t)w->n[0], &dims[4]));
+  IO(st, nc_def_dim(h->ncid, "nv", 2, &dims[5]));
+  IO(st, nc_def_var(h->ncid, "Times", NC_CHAR, 2, dims, &h->times));
+  /* Time: the coordinate of the Time dimension (xarray's ds.sel(Time=...)) */
+  IO(st, nc_def_var(h->ncid, "Time", NC_DOUBLE, 1, dims, &h->time));
+  IO(st, put_text(h->ncid, h->time, "units", "seconds since 2000-01-01 00:00:00"));
+  IO(st, put_text(h->ncid, h->time, "standard_name", "time"));
+  IO(st, put_text(h->ncid, h->time, "long_name", "simulated time"));
+  IO(st, put_text(h->ncid, h->time, "calendar", "proleptic_gregorian"));
+  IO(st, put_text(h->ncid, h->time, "axis", "T"));
+  IO(st, nc_def_var(h->ncid, "XTIME", NC_DOUBLE, 1, dims, &h->xtime)); /* WRF's: minutes since the start */
+  IO(st, put_text(h->ncid, h->xtime, "units", "minutes since 2000-01-01 00:00:00"));
+  IO(st, put_text(h->ncid, h->xtime, "long_name", "minutes since the simulation start"));
+  for (int a = 0; a < 3; a++) coordinate(h->ncid, dims[4 - a], dims[5], a, &cv[a], &bnds[a], st);
+  for (int b = 0; b < B_COUNT; b++) {
+    IO(st, nc_def_var(h->ncid, BASE[b].name, NC_DOUBLE, 1, &dims[2], &base[b]));
+    IO(st, put_text(h->ncid, base[b], "units", BASE[b].units));
+    IO(st, put_text(h->ncid, base[b], "long_name", BASE[b].long_name));
+  }
+  int fdims[4] = {dims[0], dims[2], dims[3], dims[4]};
+  for (int v = 0; v < H_COUNT; v++) {
+    IO(st, nc_def_var(h->ncid, HISTORY[v].name, NC_FLOAT, 4, fdims, &h->varid[v]));
+    IO(st, put_text(h->ncid, h->varid[v], "units", HISTORY[v].units));
+    IO(st, put_text(h->ncid, h->varid[v], "long_name", HISTORY[v].long_name));
+    if (HISTORY[v].standard_name[0]) IO(st, put_text(h->ncid, h->varid[v], "standard_name", HISTORY[v].standard_name));
+    io_collective(h->ncid, h->varid[v], st);
+  }
+  io_collective(h->ncid, h->times, st);
+  io_collective(h->ncid, h->time, st);
+  io_collective(h->ncid, h->xtime, st);
+  history_attributes(ctx, w, h->ncid, st);
+  IO(st, nc_enddef(h->ncid));
+  history_constants(ctx, w, cv, bnds, base, st);
+  h->frames = 0;
+}
+
+/* Rank 0 copies the first segment's history under the temporary name, so a
+ * restarted run appends to a copy and the original stays whole until the
+ * new one is complete. */
+static void copy_file(FbContext *ctx, const char *from, const char *to, IoStatus *st) {
+  int bad = 0;
+  if (ctx->rank == 0) {
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[1 << 16];
+    size_t n;
+    bad = !in || !out;
+    while (!bad && (n = fread(buf, 1, sizeof buf, in)) > 0) bad = fwrite(buf, 1, n, out) != n;
+    if (in) fclose(in);
+    if (out && fclose(out)) bad = 1;
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, ctx->comm);
+  if (bad && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "cannot copy %s to append to it", from); }
+}
+
+/* Opens the copy of an earlier segment's history and finds its variables;
+ * 0 when it is this run's grid and its last frame is before this segment. */
+static int history_reopen(FbContext *ctx, Weather *w, double first_time, IoStatus *st) {
+  WxHistory *h = &w->hist;
+  int ok = 1;
+#ifdef WX_SERIAL_NETCDF
+  if (holds(ctx)) IO(st, nc_open(h->tmp, NC_WRITE, &h->ncid));
+#else
+  IO(st, nc_open_par(h->tmp, NC_WRITE, ctx->comm, MPI_INFO_NULL, &h->ncid));
+#endif
+  if (holds(ctx) && !st->rc) {
+    int dim;
+    size_t frames = 0, len;
+    for (int a = 0; a < 3 && ok; a++)
+      ok = !nc_inq_dimid(h->ncid, AXES[a], &dim) && !nc_inq_dimlen(h->ncid, dim, &len) && len == (size_t)w->n[a];
+    ok = ok && !nc_inq_dimid(h->ncid, "Time", &dim) && !nc_inq_dimlen(h->ncid, dim, &frames);
+    ok = ok && !nc_inq_varid(h->ncid, "Times", &h->times) && !nc_inq_varid(h->ncid, "Time", &h->time) &&
+         !nc_inq_varid(h->ncid, "XTIME", &h->xtime);
+    for (int v = 0; v < H_COUNT && ok; v++) ok = !nc_inq_varid(h->ncid, HISTORY[v].name, &h->varid[v]);
+    double last = -1.0;
+    if (ok && frames > 0) {
+      size_t at = frames - 1;
+      ok = !nc_get_var1_double(h->ncid, h->time, &at, &last) && last < first_time;
     }
+    h->frames = (long long)frames;
+    for (int v = 0; v < H_COUNT && ok; v++) io_collective(h->ncid, h->varid[v], st);
     io_collective(h->ncid, h->times, st);
+    io_collective(h->ncid, h->time, st);
     io_collective(h->ncid, h->xtime, st);
-    IO(st, put_text(h->ncid, NC_GLOBAL, "Conventions", "CF-1.8"));
-    IO(st, put_text(h->ncid, NC_GLOBAL, "title", "halo_weather history"));
-    IO(st, put_text(h->ncid, NC_GLOBAL, "source", "fabricbench halo_weather (a WRF-like dynamical core)"));
-    IO(st, put_text(h->ncid, NC_GLOBAL, "case", w->case_name));
-    IO(st, nc_put_att_double(h->ncid, NC_GLOBAL, "DX", NC_DOUBLE, 1, &w->dx));
-    IO(st, nc_put_att_double(h->ncid, NC_GLOBAL, "DY", NC_DOUBLE, 1, &w->dy));
-    IO(st, nc_put_att_double(h->ncid, NC_GLOBAL, "DT", NC_DOUBLE, 1, &w->dt));
-    IO(st, nc_enddef(h->ncid));
-    for (int a = 0; a < 3; a++) {
-      io_collective(h->ncid, cv[a], st);
-      size_t n = ctx->rank == 0 ? (size_t)w->n[a] : 0, start = 0;
-      double *c = malloc(((size_t)w->n[a] + 1) * sizeof *c), step = a == 0 ? w->dx : a == 1 ? w->dy : w->dz;
-      if (!c && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "out of memory"); }
-      for (size_t p = 0; c && p < n; p++) c[p] = ((double)p + 0.5) * step;
-      if (c) IO(st, nc_put_vara_double(h->ncid, cv[a], &start, &n, c));
-      free(c);
+  }
+  long long shared[2] = {ok, h->frames};
+  MPI_Bcast(shared, 2, MPI_LONG_LONG, 0, ctx->comm);
+  h->frames = shared[1];
+  return (int)shared[0];
+}
+
+/* Creates the history file, or, for a run from a restart, appends to the
+ * first segment's history (a copy, renamed over it when complete). When
+ * that file is of another grid or already has frames past the restart, the
+ * segment goes to a numbered file of its own, wrfout_d01.STEP.nc: no frame
+ * of the first segment is ever overwritten. */
+static void history_open(FbContext *ctx, Weather *w, IoStatus *st) {
+  WxHistory *h = &w->hist;
+  wx_history_path(w, h->path, sizeof h->path);
+  int append = 0;
+  if (w->restart_in[0]) {
+    long long exists = ctx->rank == 0 ? access(h->path, R_OK) == 0 : 0;
+    fb_allreduce_max_ll(ctx, FB_NO_PHASE, &exists, 1);
+    if (exists && !shared_temp(ctx, h->path, h->tmp, sizeof h->tmp)) {
+      append = 1;
+      copy_file(ctx, h->path, h->tmp, st);
+      if (!st->rc && !history_reopen(ctx, w, (double)(w->start_step + 1) * w->dt, st)) {
+        if (holds(ctx)) nc_close(h->ncid);
+        IoStatus drop = {FB_EXIT_RUNTIME, ""};
+        io_commit(ctx, h->tmp, h->path, &drop); /* removes the copy */
+        append = 0;
+        snprintf(h->path, sizeof h->path, "%s/wrfout_d01.%lld.nc", w->output_dir, w->start_step);
+      }
     }
   }
+  h->open = 1;
+  if (append) return;
+  if (shared_temp(ctx, h->path, h->tmp, sizeof h->tmp) && !st->rc) {
+    st->rc = FB_EXIT_RUNTIME;
+    snprintf(st->msg, sizeof st->msg, "no temporary name beside %s", h->path);
+  }
+  io_create(ctx, h->tmp, &h->ncid, st);
+  history_define(ctx, w, st);
 }
 
 /* Cell-centre diagnostics of the history into buf (k, j, i order). */
@@ -275,14 +455,14 @@ static void history_field(const Weather *w, int v, float *buf) {
 
 int wx_history_write(FbContext *ctx, Weather *w, long long step) {
   IoStatus st = {0, ""};
-  History *h = &hist;
+  WxHistory *h = &w->hist;
   fb_timer_start(&ctx->timers, PH_IO);
-  double t0 = MPI_Wtime();
+  double t0 = fb_now();
   if (!h->open) {
     history_open(ctx, w, &st);
     io_agree(ctx, &st, "history file", h->path);
   }
-  size_t frame = (size_t)w->history_frames, n = (size_t)w->nx * w->ny * w->nz;
+  size_t frame = (size_t)h->frames, n = (size_t)w->nx * w->ny * w->nz;
   float *buf = malloc(n * sizeof *buf + 1);
   fb_agree(ctx, buf ? 0 : FB_EXIT_RUNTIME, "out of memory for the history buffer");
   size_t start[4] = {frame, 0, (size_t)w->decomp.lo[1], (size_t)w->decomp.lo[0]};
@@ -294,36 +474,39 @@ int wx_history_write(FbContext *ctx, Weather *w, long long step) {
   free(buf);
   if (holds(ctx)) {
     char when[20];
-    double t = step * w->dt;
+    double t = step * w->dt, minutes = t / 60.0;
     wrf_time(t, when);
-    size_t ts[2] = {frame, 0}, tc[2] = {1, 19};
+    size_t ts[2] = {frame, 0}, tc[2] = {ctx->rank == 0 ? 1 : 0, 19};
     IO(&st, nc_put_vara_text(h->ncid, h->times, ts, tc, when));
-    IO(&st, nc_put_vara_double(h->ncid, h->xtime, ts, tc, &t));
+    IO(&st, nc_put_vara_double(h->ncid, h->time, ts, tc, &t));
+    IO(&st, nc_put_vara_double(h->ncid, h->xtime, ts, tc, &minutes));
     IO(&st, nc_sync(h->ncid));
   }
   fb_timer_stop(&ctx->timers, PH_IO);
   if (st.rc) {
     if (holds(ctx)) nc_close(h->ncid);
     h->open = 0;
-    if (ctx->rank == 0) unlink(h->tmp);
+    io_commit(ctx, h->tmp, h->path, &st); /* removes it */
   }
   io_agree(ctx, &st, "history file", h->path);
+  h->frames++;
   w->history_frames++;
   w->io_bytes += (double)H_COUNT * 4.0 * (double)w->n[0] * (double)w->n[1] * (double)w->n[2];
-  w->io_s += MPI_Wtime() - t0;
+  w->io_s += fb_now() - t0;
   return 0;
 }
 
 /* Closes the history file and gives it its name. */
 void wx_history_close(FbContext *ctx, Weather *w) {
-  (void)w;
-  History *h = &hist;
+  WxHistory *h = &w->hist;
   IoStatus st = {0, ""};
   if (!h->open) return;
   if (holds(ctx)) IO(&st, nc_close(h->ncid));
   h->open = 0;
-  MPI_Allreduce(MPI_IN_PLACE, &st.rc, 1, MPI_INT, MPI_MAX, ctx->comm);
-  io_rename(ctx, h->tmp, h->path, &st);
+  long long rc = st.rc;
+  fb_allreduce_max_ll(ctx, FB_NO_PHASE, &rc, 1);
+  st.rc = (int)rc;
+  io_commit(ctx, h->tmp, h->path, &st);
   io_agree(ctx, &st, "history file", h->path);
 }
 
@@ -337,15 +520,33 @@ void wx_restart_path(const Weather *w, char *path, size_t len) {
   else snprintf(path, len, "%s/%s", w->output_dir, w->restart_out);
 }
 
-int wx_restart_write(FbContext *ctx, Weather *w, long long step) {
-  char path[2 * WX_PATH + 8], tmp[2 * WX_PATH + 16];
+/* An interval restart keeps the step in its name (NAME.STEP.nc, before the
+ * extension), so each is kept; the end of the run writes NAME itself. */
+static void interval_path(const Weather *w, long long step, char *path, size_t len) {
+  char base[2 * WX_PATH + 8];
+  wx_restart_path(w, base, sizeof base);
+  char *dot = strrchr(base, '.'), *slash = strrchr(base, '/');
+  if (dot && (!slash || dot > slash)) {
+    *dot = '\0';
+    snprintf(path, len, "%s.%06lld.%s", base, step, dot + 1);
+  } else {
+    snprintf(path, len, "%s.%06lld", base, step);
+  }
+}
+
+int wx_restart_write(FbContext *ctx, Weather *w, long long step, int interval) {
+  char path[2 * WX_PATH + 32], tmp[4096];
   IoStatus st = {0, ""};
   int ncid = -1, dims[3] = {0}, varid[NFIELDS] = {0};
   fb_timer_start(&ctx->timers, PH_IO);
-  double t0 = MPI_Wtime();
+  double t0 = fb_now();
   double checksum = wx_checksum(ctx, w);
-  wx_restart_path(w, path, sizeof path);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  if (interval) interval_path(w, step, path, sizeof path);
+  else wx_restart_path(w, path, sizeof path);
+  if (shared_temp(ctx, path, tmp, sizeof tmp)) {
+    st.rc = FB_EXIT_RUNTIME;
+    snprintf(st.msg, sizeof st.msg, "no temporary name beside it");
+  }
   io_create(ctx, tmp, &ncid, &st);
   if (holds(ctx)) {
     IO(&st, nc_def_dim(ncid, "bottom_top", (size_t)w->n[2], &dims[0]));
@@ -378,12 +579,14 @@ int wx_restart_write(FbContext *ctx, Weather *w, long long step) {
   }
   free(buf);
   if (holds(ctx)) IO(&st, nc_close(ncid));
-  MPI_Allreduce(MPI_IN_PLACE, &st.rc, 1, MPI_INT, MPI_MAX, ctx->comm);
-  io_rename(ctx, tmp, path, &st);
+  long long rc = st.rc;
+  fb_allreduce_max_ll(ctx, FB_NO_PHASE, &rc, 1);
+  st.rc = (int)rc;
+  io_commit(ctx, tmp, path, &st);
   fb_timer_stop(&ctx->timers, PH_IO);
   io_agree(ctx, &st, "restart file", path);
   w->io_bytes += (double)NFIELDS * 8.0 * (double)w->n[0] * (double)w->n[1] * (double)w->n[2];
-  w->io_s += MPI_Wtime() - t0;
+  w->io_s += fb_now() - t0;
   return 0;
 }
 

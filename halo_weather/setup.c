@@ -7,15 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* WRF's process grid: the factor pair of the rank count closest to square,
- * fewer ranks along x than along y. */
-static void wrf_grid(int size, int dims[3]) {
-  int best = 1;
-  for (int p = 1; p * p <= size; p++)
-    if (size % p == 0) best = p;
-  dims[0] = best;
-  dims[1] = size / best;
+/* WRF's process grid: of the factor pairs px x py of the rank count, the
+ * one closest to square with px <= py (WRF's choice), unless some rank
+ * would then own fewer columns than the halo along x or y: then the most
+ * square pair where every rank owns enough (a narrow domain, 256 x 3 on 4
+ * ranks: 4 x 1). 0 when no pair works. */
+static int wrf_grid(int size, const int n[3], int dims[3]) {
+  int best_px = 0, best_gap = 1 << 30;
+  for (int px = 1; px <= size; px++) {
+    if (size % px) continue;
+    int py = size / px;
+    if (n[0] / px < WX_HALO || n[1] / py < WX_HALO) continue;
+    int gap = abs(py - px) * 2 + (px > py); /* the closest to square; px <= py first on a tie */
+    if (gap < best_gap) best_gap = gap, best_px = px;
+  }
+  if (!best_px) return 0;
+  dims[0] = best_px;
+  dims[1] = size / best_px;
   dims[2] = 1;
+  return 1;
 }
 
 static double *field(Weather *w, int *bad) {
@@ -80,13 +90,11 @@ void wx_setup(FbContext *ctx, Weather *w) {
   const int nglobal[3] = {(int)w->n[0], (int)w->n[1], (int)w->n[2]};
   const int periods[3] = {1, 1, 0};
   int dims[3] = {w->grid[0], w->grid[1], 1}, automatic = !dims[0] && !dims[1];
-  if (automatic) wrf_grid(ctx->size, dims);
+  if (automatic && !wrf_grid(ctx->size, nglobal, dims))
+    fb_fail(ctx, FB_EXIT_USAGE, "%s: the grid %dx%d is too small for %d ranks: no process grid gives every rank "
+            "%d columns along x and y (the halo)", w->deck_path, nglobal[0], nglobal[1], ctx->size, WX_HALO);
   char err[FB_MSG_LEN];
   int rc = fb_decomp_init(&w->decomp, ctx->comm, nglobal, dims, periods, WX_HALO, err, sizeof err);
-  if (rc && automatic) { /* a narrow domain: more ranks along x */
-    int swapped[3] = {dims[1], dims[0], 1};
-    rc = fb_decomp_init(&w->decomp, ctx->comm, nglobal, swapped, periods, WX_HALO, err, sizeof err);
-  }
   if (rc) {
     if (dims[0] * dims[1] != ctx->size) fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %s", err);
     fb_fail(ctx, FB_EXIT_USAGE, "%s: the grid %dx%d is too small for the halo of %d on some rank: %s",
@@ -127,9 +135,11 @@ void wx_setup(FbContext *ctx, Weather *w) {
   /* the layers below the floor and above the lid are boundary conditions
    * each rank fills itself: faces carry the owned levels only */
   const int columns = 1 << 2;
-  if (fb_halo_init_ex(&w->halo3, &w->decomp, WX_HALO, WX_HALO, columns, MPI_DOUBLE, NFIELDS) ||
-      fb_halo_init_ex(&w->halo1_uv, &w->decomp, 1, WX_HALO, columns, MPI_DOUBLE, 2))
-    fb_agree(ctx, FB_EXIT_RUNTIME, "out of memory for the halo buffers");
+  int halo_bad = fb_halo_init_ex(&w->halo3, &w->decomp, WX_HALO, WX_HALO, columns, MPI_DOUBLE, NFIELDS) ||
+                 fb_halo_init_ex(&w->halo1_uv, &w->decomp, 1, WX_HALO, columns, MPI_DOUBLE, 2) ||
+                 (!strcmp(w->halo_mode, "per_field") &&
+                  fb_halo_init_ex(&w->halo_single, &w->decomp, WX_HALO, WX_HALO, columns, MPI_DOUBLE, 1));
+  fb_agree(ctx, halo_bad ? FB_EXIT_RUNTIME : 0, "out of memory for the halo buffers"); /* every rank calls it */
   base_state(w);
   wx_acoustic_prepare(w);
   char grid[32];
@@ -149,15 +159,18 @@ double wx_exact_tracer(const Weather *w, int which, double x, double y, double z
   double lx = w->dx * (double)w->n[0], ly = w->dy * (double)w->n[1];
   double xs = x - w->u0 * t, ys = y - w->v0 * t;
   double zf = 0.5 * (1.0 - cos(2.0 * M_PI * z / w->ztop));
-  if (which == 0) return 1.0 + 0.5 * sin(2.0 * M_PI * xs / lx) * sin(2.0 * M_PI * ys / ly) * zf;
-  double cx = cos(M_PI * xs / lx), cy = cos(M_PI * ys / ly);
+  const int flat = w->dimensions == 2; /* a 2-D case's tracers do not depend on y either */
+  if (which == 0) return 1.0 + 0.5 * sin(2.0 * M_PI * xs / lx) * (flat ? 1.0 : sin(2.0 * M_PI * ys / ly)) * zf;
+  double cx = cos(M_PI * xs / lx), cy = flat ? 1.0 : cos(M_PI * ys / ly);
   return 1e-3 * (1.0 + pow(cx * cy, 4.0)); /* a periodic bump (moisture-like mixing ratio) */
 }
 
-/* Bubble shape: cos^2 of the scaled distance within radius 1 (Straka 1993). */
+/* Bubble shape: cos^2 of the scaled distance within radius 1 (Straka 1993,
+ * Bryan and Fritsch 2002); a 2-D case's bubble does not depend on y. */
 static double bubble(const Weather *w, double x, double y, double z) {
-  double dx = (x - w->bubble_x) / w->bubble_radius_x, dy = (y - w->bubble_y) / w->bubble_radius_x;
+  double dx = (x - w->bubble_x) / w->bubble_radius_x, dy = (y - w->bubble_y) / w->bubble_radius_y;
   double dz = (z - w->bubble_z) / w->bubble_radius_z;
+  if (w->dimensions == 2) dy = 0.0;
   double r = sqrt(dx * dx + dy * dy + dz * dz);
   return r < 1.0 ? pow(cos(0.5 * M_PI * r), 2.0) : 0.0;
 }
@@ -182,7 +195,9 @@ void wx_initial_state(Weather *w) {
               dtheta += w->bubble_dtheta * bubble(w, fmod(x + b * 0.27 * lx, lx), fmod(y + b * 0.41 * ly, ly), z);
           }
         }
-        /* the perturbation keeps the pressure: rho theta unchanged, rho adjusts */
+        /* a temperature perturbation is dT / Exner in theta (WRF's grav2d_x); the
+         * perturbation keeps the pressure: rho theta unchanged, rho adjusts */
+        if (w->perturbation == PERTURB_TEMPERATURE) dtheta /= wx_exner0(w, k);
         double th = th0 + dtheta;
         double p0 = w->p0c[k + WX_HALO];
         double big = pow(p0 / wx_c0(), 1.0 / gamma); /* rho theta for p0 */
@@ -213,5 +228,7 @@ void wx_free(Weather *w) {
   for (int s = 0; s < 3; s++) { free(w->tri_a[s]); free(w->tri_b[s]); free(w->tri_c[s]); }
   fb_halo_free(&w->halo3);
   fb_halo_free(&w->halo1_uv);
+  if (!strcmp(w->halo_mode, "per_field")) fb_halo_free(&w->halo_single);
+  free(w->deck_text);
   fb_decomp_free(&w->decomp);
 }

@@ -91,7 +91,9 @@ void wx_courant(FbContext *ctx, Weather *w, long long step) {
         size_t c = wx_idx(w, i, j, k);
         double rho = w->rho0c[k + WX_HALO] + w->s[F_RHO][c];
         double h = (fabs(w->s[F_U][c]) / w->dx + fabs(w->s[F_V][c]) / w->dy) * w->dt / rho;
-        double v = fabs(w->s[F_W][c]) / rho;
+        /* w on the bottom face of the cell: W over the density there (the floor's is 0) */
+        double below = k > 0 ? w->rho0c[k - 1 + WX_HALO] + w->s[F_RHO][c - 1] : rho;
+        double v = fabs(w->s[F_W][c]) / (0.5 * (rho + below));
         if (!isfinite(h) || !isfinite(v) || !(rho > 0.0)) finite = 0;
         hmax = fmax(hmax, h);
         wmax = fmax(wmax, v);
@@ -102,6 +104,7 @@ void wx_courant(FbContext *ctx, Weather *w, long long step) {
   double wg = global[3];
   w->max_courant = fmax(w->max_courant, fmax(global[0], global[1]));
   w->max_w = fmax(w->max_w, wg);
+  w->w_now = wg;
   if (global[2] > 0.0)
     fb_fail(ctx, FB_EXIT_RUNTIME, "the state is not finite at step %lld (density or winds): the run blew up", step);
   if (global[0] > WX_RUN_MAX_COURANT || global[1] > WX_RUN_MAX_VERTICAL_COURANT)
@@ -137,6 +140,53 @@ void wx_advection_errors(FbContext *ctx, Weather *w) {
   w->err_linf = mx / rms;
 }
 
+/* theta' = theta - theta0(z) of a cell. */
+static double theta_pert(const Weather *w, int i, int j, int k) {
+  size_t c = wx_idx(w, i, j, k);
+  double rho = w->rho0c[k + WX_HALO] + w->s[F_RHO][c];
+  double big = w->rho0c[k + WX_HALO] * w->theta0c[k + WX_HALO] + w->s[F_THETA][c];
+  return big / rho - w->theta0c[k + WX_HALO];
+}
+
+/* The measures the published cases are compared by: the extremes of
+ * theta'; the density current's front, the largest distance from the
+ * bubble's centre (along x, to the east) where theta' at the lowest level
+ * crosses -1 K, interpolated between cell centres (Straka et al. 1993); the
+ * thermal's top, the highest cell centre where theta' reaches a tenth of
+ * the initial amplitude. For a 2-D case, the largest difference of any
+ * field along y (0 exactly when it stayed 2-D). */
+void wx_case_measures(FbContext *ctx, Weather *w) {
+  double mm[4] = {INFINITY, -INFINITY, -INFINITY, -INFINITY}; /* min, max, front, top, as maxima */
+  mm[0] = -INFINITY;
+  double ydep = 0.0;
+  const double lx = w->dx * (double)w->n[0];
+  for (int i = 0; i < w->nx; i++)
+    for (int j = 0; j < w->ny; j++)
+      for (int k = 0; k < w->nz; k++) {
+        double tp = theta_pert(w, i, j, k), z = (k + 0.5) * w->dz;
+        mm[0] = fmax(mm[0], -tp);
+        mm[1] = fmax(mm[1], tp);
+        if (tp >= 0.1 * fabs(w->bubble_dtheta) && w->bubble_dtheta > 0) mm[3] = fmax(mm[3], z);
+        if (w->dimensions == 2)
+          for (int f = 0; f < NFIELDS; f++)
+            ydep = fmax(ydep, fabs(w->s[f][wx_idx(w, i, j, k)] - w->s[f][wx_idx(w, i, 0, k)]));
+      }
+  /* the front: cells east of the centre whose theta' and the next cell's straddle -1 K */
+  for (int i = 0; i < w->nx; i++) {
+    double x = (w->decomp.lo[0] + i + 0.5) * w->dx, x1 = x + w->dx;
+    if (x < w->bubble_x || x1 > lx) continue;
+    double a = theta_pert(w, i, 0, 0), b = theta_pert(w, i + 1, 0, 0); /* i + 1 may be in the halo */
+    if ((a + 1.0) * (b + 1.0) <= 0.0 && a != b) mm[2] = fmax(mm[2], x + (-1.0 - a) / (b - a) * w->dx - w->bubble_x);
+  }
+  double g[5] = {mm[0], mm[1], mm[2], mm[3], ydep};
+  fb_allreduce_max_n(ctx, FB_NO_PHASE, g, 5);
+  w->theta_pert_min = -g[0];
+  w->theta_pert_max = g[1];
+  w->front_m = isfinite(g[2]) ? g[2] : NAN;
+  w->top_m = isfinite(g[3]) ? g[3] : NAN;
+  w->y_dependence = g[4];
+}
+
 void wx_validate(FbContext *ctx, Weather *w, FbResult *r) {
   (void)ctx;
   fb_result_check_abs(r, "mass_change", "mass change (relative)", (w->mass1 - w->mass0) / w->mass0,
@@ -155,6 +205,8 @@ void wx_validate(FbContext *ctx, Weather *w, FbResult *r) {
   if (w->wcase == CASE_ADVECTION)
     fb_result_check_abs(r, "advection_l2_error", "advection L2 error (relative)", w->err_l2, 0.0,
                         WX_ADVECTION_L2_TOL);
+  if (w->dimensions == 2) /* every column computes the same from the same: exactly equal */
+    fb_result_check_abs(r, "y_independent", "2-D case: largest difference along y", w->y_dependence, 0.0, 0.0);
 }
 
 void wx_fill_result(FbContext *ctx, Weather *w, FbResult *r, char *json, size_t len) {
@@ -173,18 +225,25 @@ void wx_fill_result(FbContext *ctx, Weather *w, FbResult *r, char *json, size_t 
   fb_result_param_int(r, "steps", w->total_steps);
   fb_result_param_int(r, "acoustic_substeps", w->acoustic_substeps);
   fb_result_param_str(r, "halo_mode", w->halo_mode);
+  fb_result_param_int(r, "dimensions", w->dimensions);
+  fb_result_param_double(r, "diffusion", w->diffusion);
+  char front[32] = "null", top[32] = "null";
+  if (isfinite(w->front_m)) snprintf(front, sizeof front, "%.6g", w->front_m);
+  if (isfinite(w->top_m)) snprintf(top, sizeof top, "%.6g", w->top_m);
   (void)ctx;
   snprintf(json, len,
            "{\"points\":%.0f,\"steps\":%lld,\"start_step\":%lld,\"point_updates_per_s\":%.6g,"
            "\"simulated_s\":%.6g,\"simulation_speed\":%.6g,\"checksum\":%.17g,\"mass_change\":%.3e,"
            "\"tracer_mass_change\":[%.3e,%.3e],\"energy_change\":%.3e,\"max_courant\":%.4g,\"max_w\":%.4g,"
            "\"io_gb_per_s\":%.4g,\"io_bytes\":%.0f,\"history_frames\":%lld,"
-           "\"advection_errors\":{\"l1\":%.6e,\"l2\":%.6e,\"linf\":%.6e}}",
+           "\"advection_errors\":{\"l1\":%.6e,\"l2\":%.6e,\"linf\":%.6e},"
+           "\"theta_pert_min\":%.6g,\"theta_pert_max\":%.6g,\"front_m\":%s,\"top_m\":%s,\"y_dependence\":%.3g}",
            points, w->total_steps, w->start_step, w->loop_s > 0 ? points * w->total_steps / w->loop_s : 0.0,
            simulated, w->loop_s > 0 ? simulated / w->loop_s : 0.0, w->checksum,
            (w->mass1 - w->mass0) / w->mass0, (w->tracer1[0] - w->tracer0[0]) / w->tracer0[0],
            (w->tracer1[1] - w->tracer0[1]) / w->tracer0[1], (w->energy1 - w->energy0) / w->energy0,
            w->max_courant, w->max_w, w->io_s > 0 ? w->io_bytes / w->io_s / 1e9 : 0.0, w->io_bytes,
-           w->history_frames, w->err_l1, w->err_l2, w->err_linf);
+           w->history_frames, w->err_l1, w->err_l2, w->err_linf, w->theta_pert_min, w->theta_pert_max, front,
+           top, w->y_dependence);
   r->app_json = json;
 }

@@ -36,6 +36,18 @@ enum { F_U, F_V, F_W, F_RHO, F_THETA, F_Q1, F_Q2, NFIELDS };
 
 typedef enum { CASE_BUBBLE, CASE_DENSITY_CURRENT, CASE_ADVECTION, CASE_WEATHER } WxCase;
 
+/* The history file while it is open (io.c). */
+typedef struct {
+  int ncid, varid[8], times, time, xtime;
+  char tmp[4096], path[WX_PATH + 32];
+  int open;
+  long long frames;         /* frames in the file (an appended file's earlier ones too) */
+} WxHistory;
+
+/* How a bubble's amplitude is meant: a potential temperature perturbation,
+ * or a temperature one (Straka's -15 K: theta' = dT / Exner there). */
+typedef enum { PERTURB_THETA, PERTURB_TEMPERATURE } WxPerturbation;
+
 typedef struct {
   /* deck */
   char deck_path[WX_PATH], case_name[32], output_dir[WX_PATH], restart_in[WX_PATH],
@@ -44,9 +56,14 @@ typedef struct {
   double dx, dy, ztop, dt;
   long long steps, acoustic_substeps, history_every, restart_every, cfl_every;
   double theta_surface, brunt_vaisala, u0, v0;
-  double bubble_dtheta, bubble_radius_x, bubble_radius_z, bubble_x, bubble_y, bubble_z;
+  double bubble_dtheta, bubble_radius_x, bubble_radius_y, bubble_radius_z, bubble_x, bubble_y, bubble_z;
   double hyperviscosity, divergence_damping, offcentering;
+  double diffusion;              /* constant viscosity and diffusivity (m2 s-1) of u, v, w, theta */
   int overlap, no_output, grid[3];
+  int dimensions;                /* 3, or 2: an x-z case, y-independent to the bit */
+  WxPerturbation perturbation;
+  char perturbation_name[16];
+  char *deck_text;               /* the deck's bytes (rank 0's, broadcast): into the history file */
   WxCase wcase;
   /* derived */
   double dz;
@@ -54,6 +71,8 @@ typedef struct {
   long long start_step;          /* from a restart */
   FbDecomp decomp;
   FbHalo halo3, halo1_uv;    /* width 3, all fields; width 1, two fields */
+  FbHalo halo_single;            /* width 3, one field (halo_mode = per_field) */
+  WxHistory hist;
   int nx, ny, nz;                /* local cells */
   int ext[3];                    /* nx + 6, ... */
   size_t ncell;                  /* ext product */
@@ -70,8 +89,15 @@ typedef struct {
   double mass0, mass1, tracer0[2], tracer1[2], energy0, energy1, checksum;
   FbLoop loop;                   /* the time steps, the common timing protocol */
   double loop_s, io_bytes, io_s;
-  double max_courant, max_w;
+  double max_courant, max_w;     /* over the run */
+  double w_now;                  /* the largest |w| of the last check (the table's column) */
   double err_l1, err_l2, err_linf;
+  /* the published cases' measures at the end: the smallest and largest theta' and,
+   * for the density current, the front (x of the outermost -1 K at the lowest
+   * level, from the bubble's centre); for the thermal, its top (the highest
+   * cell centre where theta' >= a tenth of the initial amplitude) */
+  double theta_pert_min, theta_pert_max, front_m, top_m;
+  double y_dependence;           /* 2-D cases: the largest difference along y (0) */
   long long history_frames;
 } Weather;
 
@@ -86,6 +112,10 @@ static inline size_t wx_idx(const Weather *w, int i, int j, int k) {
   return ((size_t)(i + WX_HALO) * (size_t)w->ext[1] + (size_t)(j + WX_HALO)) * (size_t)w->ext[2] +
          (size_t)(k + WX_HALO);
 }
+/* Exner function of the base state at level k (centres). */
+static inline double wx_exner0(const Weather *w, int k) {
+  return pow(w->p0c[k + WX_HALO] / WX_P00, WX_RD / WX_CP);
+}
 /* dynamics.c: one RK3 step of the large-step dynamics with acoustic substeps */
 void wx_step(FbContext *ctx, Weather *w);
 void wx_exchange(FbContext *ctx, Weather *w, double **fields);
@@ -98,8 +128,9 @@ void wx_run(FbContext *ctx, Weather *w);
 void wx_finish(FbContext *ctx, Weather *w);
 /* io.c */
 int wx_history_write(FbContext *ctx, Weather *w, long long step);
+void wx_history_path(const Weather *w, char *path, size_t len);
 void wx_history_close(FbContext *ctx, Weather *w);
-int wx_restart_write(FbContext *ctx, Weather *w, long long step);
+int wx_restart_write(FbContext *ctx, Weather *w, long long step, int interval);
 void wx_restart_path(const Weather *w, char *path, size_t len);
 int wx_restart_read(FbContext *ctx, Weather *w, char *err, size_t len);
 /* validate.c */
@@ -107,6 +138,7 @@ void wx_diagnostics(FbContext *ctx, Weather *w, double *mass, double tracer[2], 
 double wx_checksum(FbContext *ctx, Weather *w);
 void wx_courant(FbContext *ctx, Weather *w, long long step);
 void wx_advection_errors(FbContext *ctx, Weather *w);
+void wx_case_measures(FbContext *ctx, Weather *w);
 void wx_validate(FbContext *ctx, Weather *w, FbResult *r);
 void wx_fill_result(FbContext *ctx, Weather *w, FbResult *r, char *json, size_t len);
 

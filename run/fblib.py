@@ -198,23 +198,146 @@ def now():
 
 
 SYSTEM_PYTHON = "/usr/bin/python3"
+DEBIAN_PACKAGE = {"matplotlib": "python3-matplotlib", "scipy": "python3-scipy", "numpy": "python3-numpy",
+                  "netCDF4": "python3-netcdf4", "xarray": "python3-xarray", "jsonschema": "python3-jsonschema"}
 
 
-def replot_with_system_python(script, data, path):
-    """Re-runs `script --plot-from-json DATA PATH` with the system Python when
-    this interpreter lacks matplotlib and that one has it. True on success."""
-    if os.path.realpath(sys.executable) == os.path.realpath(SYSTEM_PYTHON) or \
-            not os.access(SYSTEM_PYTHON, os.X_OK):
-        return False
-    if subprocess.call([SYSTEM_PYTHON, "-c", "import matplotlib"], stderr=subprocess.DEVNULL) != 0:
-        return False
-    import tempfile
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(data, f)
+def need_modules(tool, names):
+    """Imports the modules a tool needs. When this interpreter lacks one
+    (a pyenv or venv python3 first on PATH) and Debian's /usr/bin/python3
+    has them, the tool re-runs itself there; otherwise one line, exit 3."""
+    missing = []
+    for name in names:
+        try:
+            __import__(name)
+        except ImportError:
+            missing.append(name)
+    if not missing:
+        return
+    here = os.path.realpath(sys.executable)
+    if here != os.path.realpath(SYSTEM_PYTHON) and os.access(SYSTEM_PYTHON, os.X_OK) and \
+            subprocess.call([SYSTEM_PYTHON, "-c", "import " + ", ".join(names)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+        sys.stdout.flush()
+        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(sys.argv[0])] + sys.argv[1:])
+    die(tool, "needs the Python module%s %s (Debian: apt-get install %s; run/install-deps installs it)"
+        % ("s" if len(missing) > 1 else "", ", ".join(missing),
+           " ".join(DEBIAN_PACKAGE.get(m, "python3-" + m.lower()) for m in missing)), 3)
+
+
+def output_problem(path):
+    """None when path can be written as a whole file (the apps' rule: a
+    regular file or a symlink to one, in a folder that exists and can be
+    written), else the reason."""
+    if not path:
+        return "empty file name"
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    if os.path.islink(path) and not os.path.exists(target):
+        return "'%s' is a symlink to nothing" % path
+    folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder):
+        return "no folder '%s' for '%s'" % (folder, path)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "cannot write in '%s'" % folder
+    if os.path.exists(target):
+        if os.path.isdir(target):
+            return "'%s' is a directory, not a regular file" % path
+        if not os.path.isfile(target):
+            return "'%s' is not a regular file (a device, FIFO or socket)" % path
+        if not os.access(target, os.W_OK):
+            return "cannot write '%s'" % path
+    if len(os.path.basename(target)) > 230:
+        return "'%s': the file name is too long" % path
+    return None
+
+
+def check_output(tool, what, path):
+    why = output_problem(path)
+    if why:
+        die(tool, "%s: %s" % (what, why))
+
+
+def check_launcher(tool, template, allowed=("np", "hostfile")):
+    """A launch template: {np} (and {hostfile}) and nothing else in braces."""
+    import string
     try:
-        return subprocess.call([SYSTEM_PYTHON, script, "--plot-from-json", f.name, path]) == 0
+        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError as e:
+        die(tool, "--launcher '%s': %s" % (template, e))
+    for f in fields:
+        if f not in allowed:
+            die(tool, "--launcher: unknown placeholder {%s} (known: %s)"
+                % (f, ", ".join("{%s}" % x for x in allowed)))
+    if "np" not in fields:
+        die(tool, "--launcher must contain {np}")
+
+
+def check_folder(tool, what, path):
+    """A results folder: made if missing; refused when it cannot be."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        die(tool, "%s %s: cannot make the folder: %s" % (what, path, e.strerror or e))
+    if not os.access(path, os.W_OK | os.X_OK):
+        die(tool, "%s %s: cannot write in it" % (what, path))
+
+
+def write_atomic(path, data, mode="w"):
+    """Writes a whole file through a temporary name beside it (symlinks kept)."""
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    folder = os.path.dirname(os.path.abspath(target))
+    tmp = os.path.join(folder, ".%s.tmp.%d" % (os.path.basename(target), os.getpid()))
+    try:
+        with open(tmp, mode) as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_figure(tool, fig, path):
+    """Saves a matplotlib figure through a temporary name (format from the
+    extension: png, svg or pdf)."""
+    ext = os.path.splitext(path)[1].lower().lstrip(".") or "png"
+    if ext not in ("png", "svg", "pdf"):
+        die(tool, "%s: the figure's extension must be .png, .svg or .pdf" % path)
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    folder = os.path.dirname(os.path.abspath(target))
+    tmp = os.path.join(folder, ".%s.tmp.%d.%s" % (os.path.basename(target), os.getpid(), ext))
+    try:
+        fig.savefig(tmp, format=ext, dpi=110)
+        os.replace(tmp, target)
     finally:
-        os.unlink(f.name)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def main_guard(tool, main):
+    """Runs a tool's main: every failure ends in one line, never a traceback
+    (2 for bad input, 3 for I/O, 130 / 143 when interrupted)."""
+    import signal
+
+    def terminated(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        print("%s: interrupted" % tool, file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except RecordError as e:
+        die(tool, str(e))
+    except UnicodeDecodeError as e:
+        die(tool, "a file is not UTF-8 text (%s)" % e.reason)
+    except OSError as e:
+        die(tool, "%s%s" % (e.strerror or e, ": %s" % e.filename if e.filename else ""), 3)
+    except (ValueError, KeyError, TypeError, ZeroDivisionError) as e:
+        die(tool, "bad input: %s: %s" % (type(e).__name__, e))
+    sys.exit(code or 0)
 
 
 # Emulated links: rate (Mbit/s) and one-way latency (us); the injector's beta

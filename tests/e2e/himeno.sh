@@ -44,6 +44,19 @@ for np in 1 2 4; do
     [ "$(json "$REC" "r['threads'] == $want and r['validation']['status'] == 'PASS'")" = true -a "$warned" = "$expect_warn" ]
 done
 
+# One timing protocol for every FOM: the loop's time is the slowest rank's.
+# A rank held back 0.5 s on purpose (test hook slow_rank) raises the
+# reported time and lowers the FOM; the record keeps the fastest rank's too.
+rm -f "$REC" "$TMPDIR_T/slow.jsonl"
+mpi 2 $BMT -s XS -n 50 --json "$REC" --quiet
+FABRICBENCH_TEST_HOOK=slow_rank mpi 2 $BMT -s XS -n 50 --json "$TMPDIR_T/slow.jsonl" --quiet
+check "timing protocol: a rank delayed 0.5 s raises the loop time (max over ranks) by it, the fastest rank stays fast" \
+  python3 -c "
+import json
+a = json.loads(open('$REC').read().splitlines()[-1]); b = json.loads(open('$TMPDIR_T/slow.jsonl').read().splitlines()[-1])
+ok = b['loop_s']['max'] - a['loop_s']['max'] > 0.45 and b['loop_s']['max'] - b['loop_s']['min'] > 0.45 and b['fom']['value'] < a['fom']['value'] and b['wall_s'] == b['loop_s']['max']
+raise SystemExit(0 if ok else 1)"
+
 # The run record holds every field of the schema.
 rm -f "$REC"
 mpi 2 $BMT -s XS -n 20 --repeat 3 --json "$REC" --quiet

@@ -13,8 +13,8 @@ for np in 1 2 4; do
   fi
 done
 check "stream prints stream.c's table" sh -c "grep -q '^Function    Best Rate MB/s  Avg time     Min time     Max time' '$OUT_FILE' && grep -q '^Triad ' '$OUT_FILE'"
-check "stream record: per-rank minimum and the synchronisation mode" \
-  [ "$(json "$REC" 'r["results"]["rank_min_mbs"]["Triad"] > 0 and r["results"]["synchronised_per_kernel"] and r["phases"]["sync"]["calls"] > 0')" = true ]
+check "stream record: per-rank minimum, the synchronisation mode, the loop's spread over ranks" \
+  [ "$(json "$REC" 'r["results"]["rank_min_mbs"]["Triad"] > 0 and r["results"]["synchronised_per_kernel"] and r["phases"]["kernels"]["calls"] > 0 and r["loop_s"]["max"] >= r["loop_s"]["avg"] >= r["loop_s"]["min"] > 0')" = true ]
 
 rm -f "$REC"
 OMP_NUM_THREADS=2 mpi 2 $STREAM -n 100003 -r 3 --nt --repeat 2 --json "$REC"
