@@ -136,19 +136,18 @@ static void check_deck(FbContext *ctx, Weather *w) {
 }
 
 void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
-  /* static: the record lists the options' values after the run */
-  static const char *input = "inputs/weather/tiny.ini", *restart, *read_restart, *outdir;
-  static long long steps = -1;
-  static int grid[3];
-  fb_option_string(ctx, "input", 'i', &input, "DECK", "input deck (inputs/weather/*.ini)");
-  fb_option_int(ctx, "steps", 'n', &steps, 0, 1000000000, "STEPS", "time steps, overriding the deck");
+  WxOptions *o = &w->opt; /* in the app's state: the record lists the values after the run */
+  o->input = "inputs/weather/tiny.ini";
+  o->steps = -1;
+  fb_option_string(ctx, "input", 'i', &o->input, "DECK", "input deck (inputs/weather/*.ini)");
+  fb_option_int(ctx, "steps", 'n', &o->steps, 0, 1000000000, "STEPS", "time steps, overriding the deck");
   fb_option_default(ctx, "the deck's");
-  fb_option_dims3(ctx, "grid", 0, grid, "process grid PxQx1 (x by y; full columns)");
+  fb_option_dims3(ctx, "grid", 0, o->grid, "process grid PxQx1 (x by y; full columns)");
   fb_option_default(ctx, "near-square, P <= Q");
-  fb_option_string(ctx, "output-dir", 'o', &outdir, "DIR", "folder for history and restart files");
+  fb_option_string(ctx, "output-dir", 'o', &o->outdir, "DIR", "folder for history and restart files");
   fb_option_default(ctx, "the deck's, else .");
-  fb_option_string(ctx, "restart", 0, &restart, "FILE", "write a restart file at the end");
-  fb_option_string(ctx, "read-restart", 0, &read_restart, "FILE", "start from a restart file");
+  fb_option_string(ctx, "restart", 0, &o->restart, "FILE", "write a restart file at the end");
+  fb_option_string(ctx, "read-restart", 0, &o->read_restart, "FILE", "start from a restart file");
   fb_option_flag(ctx, "no-output", 0, &w->no_output, "write no history or restart (pure compute and communication)");
   fb_parse_options(ctx, argc, argv,
                    "A WRF-like 3-D dry compressible dynamical core: C grid, flux form, WRF's\n"
@@ -158,7 +157,7 @@ void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
                    "restarts in parallel NetCDF-4. Presets: inputs/weather/tiny.ini, teach,\n"
                    "wrf30, conus12, conus2p5, plus bubble, density_current and advection.\n"
                    "FOM: grid-point updates per second (points x steps / s).");
-  snprintf(w->deck_path, sizeof w->deck_path, "%s", input);
+  snprintf(w->deck_path, sizeof w->deck_path, "%s", o->input);
   /* defaults, then the deck */
   w->acoustic_substeps = 4;
   w->theta_surface = 300.0;
@@ -171,30 +170,30 @@ void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
   snprintf(w->output_dir, sizeof w->output_dir, ".");
   read_deck(ctx, w);
   check_deck(ctx, w);
-  if (steps >= 0) w->steps = steps;
-  if (outdir) snprintf(w->output_dir, sizeof w->output_dir, "%s", outdir);
-  if (restart) snprintf(w->restart_out, sizeof w->restart_out, "%s", restart);
-  if (read_restart) snprintf(w->restart_in, sizeof w->restart_in, "%s", read_restart);
-  if (grid[2] > 1) fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %dx%dx%d splits columns; the third must be 1", grid[0], grid[1], grid[2]);
-  w->grid[0] = grid[0];
-  w->grid[1] = grid[1];
+  if (o->steps >= 0) w->steps = o->steps;
+  if (o->outdir) snprintf(w->output_dir, sizeof w->output_dir, "%s", o->outdir);
+  if (o->restart) snprintf(w->restart_out, sizeof w->restart_out, "%s", o->restart);
+  if (o->read_restart) snprintf(w->restart_in, sizeof w->restart_in, "%s", o->read_restart);
+  if (o->grid[2] > 1) fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %dx%dx%d splits columns; the third must be 1", o->grid[0], o->grid[1], o->grid[2]);
+  w->grid[0] = o->grid[0];
+  w->grid[1] = o->grid[1];
   w->grid[2] = 1;
   if (w->restart_every > 0 && !w->restart_out[0] && !w->no_output)
     deck_fail(ctx, w, "output", "restart_interval",
               "restart_interval needs restart_file or --restart (the name each restart is written under)");
-  if (w->no_output && (restart || outdir))
-    fb_fail(ctx, FB_EXIT_USAGE, "--no-output contradicts --%s", restart ? "restart" : "output-dir");
+  if (w->no_output && (o->restart || o->outdir))
+    fb_fail(ctx, FB_EXIT_USAGE, "--no-output contradicts --%s", o->restart ? "restart" : "output-dir");
   if (w->no_output) w->history_every = 0, w->restart_out[0] = '\0', w->restart_every = 0;
   if (w->steps == 0 && !w->restart_out[0])
     fb_fail(ctx, FB_EXIT_USAGE, "%s: 0 steps: nothing to run or measure (-n/--steps, or the deck's steps)", w->deck_path);
   if (w->history_every > 0) {
     char path[2 * WX_PATH + 40];
     wx_history_path(w, path, sizeof path);
-    fb_check_output_path(ctx, outdir ? "option --output-dir" : "the deck's output_dir (history file)", path);
+    fb_check_output_path(ctx, o->outdir ? "option --output-dir" : "the deck's output_dir (history file)", path);
   }
   if (w->restart_out[0]) {
     char path[2 * WX_PATH + 8];
     wx_restart_path(w, path, sizeof path);
-    fb_check_output_path(ctx, restart ? "option --restart" : "the deck's restart_file", path);
+    fb_check_output_path(ctx, o->restart ? "option --restart" : "the deck's restart_file", path);
   }
 }

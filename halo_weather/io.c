@@ -76,35 +76,19 @@ static void io_put_block(FbContext *ctx, int ncid, int varid, int ndims, const s
   for (int d = 0; d < ndims; d++) n *= count[d];
   unsigned long long meta[8] = {0};
   for (int d = 0; d < ndims && d < 4; d++) { meta[d] = start[d]; meta[4 + d] = count[d]; }
-  unsigned long long *all = NULL;
-  int *bytes = NULL, *displs = NULL, mine = (int)(n * elem), ok = 1;
-  char *gathered = NULL;
-  if (ctx->rank == 0) {
-    all = malloc((size_t)ctx->size * sizeof meta);
-    bytes = malloc((size_t)ctx->size * sizeof *bytes);
-    displs = malloc((size_t)ctx->size * sizeof *displs);
-    ok = all && bytes && displs;
-  }
-  MPI_Gather(meta, 8, MPI_UNSIGNED_LONG_LONG, all, 8, MPI_UNSIGNED_LONG_LONG, 0, ctx->comm);
-  MPI_Gather(&mine, 1, MPI_INT, bytes, 1, MPI_INT, 0, ctx->comm);
-  size_t total = 0;
-  if (ctx->rank == 0 && ok) {
-    for (int r = 0; r < ctx->size; r++) { displs[r] = (int)total; total += (size_t)bytes[r]; }
-    gathered = malloc(total + 1);
-    ok = gathered != NULL;
-  }
-  MPI_Gatherv(data, mine, MPI_BYTE, gathered, bytes, displs, MPI_BYTE, 0, ctx->comm);
+  WxGathered g;
+  int ok = wx_gather_blocks(ctx, meta, data, n * elem, &g);
   if (ctx->rank == 0) {
     if (!ok && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "out of memory gathering a field"); }
     for (int r = 0; ok && r < ctx->size; r++) {
       size_t s[4], c[4];
-      for (int d = 0; d < ndims; d++) { s[d] = all[8 * r + d]; c[d] = all[8 * r + 4 + d]; }
-      const void *block = gathered + displs[r];
+      for (int d = 0; d < ndims; d++) { s[d] = g.meta[8 * r + d]; c[d] = g.meta[8 * r + 4 + d]; }
+      const void *block = g.data + g.offset[r];
       if (is_float) IO(st, nc_put_vara_float(ncid, varid, s, c, block));
       else IO(st, nc_put_vara_double(ncid, varid, s, c, block));
     }
   }
-  free(all); free(bytes); free(displs); free(gathered);
+  wx_gathered_free(&g);
 #else
   (void)ctx;
   (void)ndims;
@@ -343,7 +327,7 @@ static void history_define(FbContext *ctx, Weather *w, IoStatus *st) {
  * restarted run appends to a copy and the original stays whole until the
  * new one is complete. */
 static void copy_file(FbContext *ctx, const char *from, const char *to, IoStatus *st) {
-  int bad = 0;
+  long long bad = 0;
   if (ctx->rank == 0) {
     FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
     char buf[1 << 16];
@@ -353,7 +337,7 @@ static void copy_file(FbContext *ctx, const char *from, const char *to, IoStatus
     if (in) fclose(in);
     if (out && fclose(out)) bad = 1;
   }
-  MPI_Bcast(&bad, 1, MPI_INT, 0, ctx->comm);
+  fb_allreduce_max_ll(ctx, FB_NO_PHASE, &bad, 1);
   if (bad && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "cannot copy %s to append to it", from); }
 }
 
@@ -388,7 +372,7 @@ static int history_reopen(FbContext *ctx, Weather *w, double first_time, IoStatu
     io_collective(h->ncid, h->xtime, st);
   }
   long long shared[2] = {ok, h->frames};
-  MPI_Bcast(shared, 2, MPI_LONG_LONG, 0, ctx->comm);
+  fb_bcast_bytes(ctx, shared, sizeof shared, 0);
   h->frames = shared[1];
   return (int)shared[0];
 }
@@ -597,10 +581,10 @@ int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
   double *buf = NULL;
   const char *path = w->restart_in;
   errout[0] = '\0';
-  if (access(path, R_OK)) {
-    snprintf(errout, len, "%s: cannot read the restart file", path);
-    return FB_EXIT_USAGE;
-  }
+  /* every rank must see the file (it may exist on some nodes only): agreed
+   * before the collective open */
+  char why[FB_MSG_LEN] = "";
+  fb_agree(ctx, fb_input_problem(path, why, sizeof why), why);
 #ifdef WX_SERIAL_NETCDF
   int opened = nc_open(path, NC_NOWRITE, &ncid);
 #else
@@ -656,8 +640,9 @@ int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
       for (int j = 0; j < w->ny; j++)
         for (int i = 0; i < w->nx; i++) w->s[f][wx_idx(w, i, j, k)] = buf[o++];
   }
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, ctx->comm);
-  if (bad) {
+  long long any_bad = bad;
+  fb_allreduce_max_ll(ctx, FB_NO_PHASE, &any_bad, 1);
+  if (any_bad) {
     snprintf(errout, len, "%s: damaged restart: the prognostic fields cannot be read", path);
     goto out;
   }

@@ -48,7 +48,15 @@ typedef struct {
  * or a temperature one (Straka's -15 K: theta' = dT / Exner there). */
 typedef enum { PERTURB_THETA, PERTURB_TEMPERATURE } WxPerturbation;
 
+/* The command line's values (the record lists them after the run). */
 typedef struct {
+  const char *input, *restart, *read_restart, *outdir;
+  long long steps;
+  int grid[3];
+} WxOptions;
+
+typedef struct {
+  WxOptions opt;
   /* deck */
   char deck_path[WX_PATH], case_name[32], output_dir[WX_PATH], restart_in[WX_PATH],
       restart_out[WX_PATH], halo_mode[16];
@@ -133,6 +141,15 @@ void wx_history_close(FbContext *ctx, Weather *w);
 int wx_restart_write(FbContext *ctx, Weather *w, long long step, int interval);
 void wx_restart_path(const Weather *w, char *path, size_t len);
 int wx_restart_read(FbContext *ctx, Weather *w, char *err, size_t len);
+/* wx_comm.c: rank 0 gathers every rank's block (serial NetCDF writes) */
+typedef struct {
+  unsigned long long *meta; /* 8 per rank */
+  int *offset;              /* of each rank's bytes in data */
+  char *data;
+} WxGathered;
+int wx_gather_blocks(FbContext *ctx, const unsigned long long meta[8], const void *data, size_t bytes,
+                     WxGathered *g);
+void wx_gathered_free(WxGathered *g);
 /* validate.c */
 void wx_diagnostics(FbContext *ctx, Weather *w, double *mass, double tracer[2], double *energy);
 double wx_checksum(FbContext *ctx, Weather *w);

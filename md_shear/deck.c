@@ -69,7 +69,7 @@ static int stage_keys(FbDeckKey *k, const char *section, MdDeck *d, int s) {
   return (int)(sizeof keys / sizeof keys[0]);
 }
 
-static char stage_sections[MD_MAX_STAGES][8] = {"run1", "run2", "run3", "run4",
+static const char stage_sections[MD_MAX_STAGES][8] = {"run1", "run2", "run3", "run4",
                                                  "run5", "run6", "run7", "run8"};
 
 static void read_deck(FbContext *ctx, Md *md, MdDeck *d) {
@@ -252,24 +252,22 @@ static void check_deck(FbContext *ctx, Md *md, MdDeck *d) {
 }
 
 void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
-  /* static: the record lists the options' values after the run */
-  static const char *input = "inputs/md/shear.ini";
-  static const char *forces, *traj, *restart, *read_restart, *dump;
-  static long long steps = -1, restart_every;
-  static int grid[3], rep[3];
-  fb_option_string(ctx, "input", 'i', &input, "DECK", "input deck (inputs/md/*.ini)");
-  fb_option_int(ctx, "steps", 'n', &steps, 0, 1000000000, "STEPS", "steps of the (last) run, overriding the deck");
+  MdOptions *o = &md->opt; /* in the app's state: the record lists the values after the run */
+  o->input = "inputs/md/shear.ini";
+  o->steps = -1;
+  fb_option_string(ctx, "input", 'i', &o->input, "DECK", "input deck (inputs/md/*.ini)");
+  fb_option_int(ctx, "steps", 'n', &o->steps, 0, 1000000000, "STEPS", "steps of the (last) run, overriding the deck");
   fb_option_default(ctx, "the deck's");
-  fb_option_dims3(ctx, "replicate", 0, rep, "replicate the lattice box AxBxC times, overriding the deck");
+  fb_option_dims3(ctx, "replicate", 0, o->rep, "replicate the lattice box AxBxC times, overriding the deck");
   fb_option_default(ctx, "the deck's");
-  fb_option_dims3(ctx, "grid", 0, grid, "process grid PxQxR");
+  fb_option_dims3(ctx, "grid", 0, o->grid, "process grid PxQxR");
   fb_option_default(ctx, "least ghost surface");
-  fb_option_string(ctx, "forces", 0, &forces, "FILE", "write step-0 forces (id fx fy fz, %.17g) to FILE");
-  fb_option_string(ctx, "trajectory", 0, &traj, "FILE", "H5MD trajectory, overriding the deck");
-  fb_option_string(ctx, "dump", 0, &dump, "FILE", "LAMMPS dump custom text file, overriding the deck");
-  fb_option_string(ctx, "restart", 0, &restart, "FILE", "write an H5MD restart at the end, overriding the deck");
-  fb_option_string(ctx, "read-restart", 0, &read_restart, "FILE", "start from an H5MD restart written by md");
-  fb_option_int(ctx, "restart-every", 0, &restart_every, 1, 1000000000, "STEPS",
+  fb_option_string(ctx, "forces", 0, &o->forces, "FILE", "write step-0 forces (id fx fy fz, %.17g) to FILE");
+  fb_option_string(ctx, "trajectory", 0, &o->traj, "FILE", "H5MD trajectory, overriding the deck");
+  fb_option_string(ctx, "dump", 0, &o->dump, "FILE", "LAMMPS dump custom text file, overriding the deck");
+  fb_option_string(ctx, "restart", 0, &o->restart, "FILE", "write an H5MD restart at the end, overriding the deck");
+  fb_option_string(ctx, "read-restart", 0, &o->read_restart, "FILE", "start from an H5MD restart written by md");
+  fb_option_int(ctx, "restart-every", 0, &o->restart_every, 1, 1000000000, "STEPS",
                 "write the restart every STEPS steps (a neighbour-list rebuild at each)");
   fb_option_default(ctx, "only at the end");
   fb_option_flag(ctx, "no-output", 0, &md->no_output_flag, "write no trajectory, dump or restart file");
@@ -281,36 +279,38 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
                    "with ghost atoms, migration and, for EAM, a second exchange per step.\n"
                    "Presets: inputs/md/shear.ini (LAMMPS examples/shear), shear_big.ini,\n"
                    "lj_bench.ini (LAMMPS bench/in.lj). FOM: atom-steps per second.");
-  if (md->no_output_flag && (traj || restart || dump || restart_every))
-    fb_fail(ctx, FB_EXIT_USAGE, "--no-output contradicts --%s", traj ? "trajectory" : restart ? "restart" : dump ? "dump" : "restart-every");
+  if (md->no_output_flag && (o->traj || o->restart || o->dump || o->restart_every))
+    fb_fail(ctx, FB_EXIT_USAGE, "--no-output contradicts --%s",
+            o->traj ? "trajectory" : o->restart ? "restart" : o->dump ? "dump" : "restart-every");
   /* defaults, then the deck */
-  snprintf(md->deck_path, sizeof md->deck_path, "%s", input);
+  snprintf(md->deck_path, sizeof md->deck_path, "%s", o->input);
   snprintf(md->lattice, sizeof md->lattice, "fcc");
   snprintf(md->units_name, sizeof md->units_name, "lj");
   md->dt = 0.005; md->skin = 0.3; md->neigh_every = 1; md->neigh_delay = 0;
   md->neigh_check = 1; md->epsilon = 1.0; md->sigma = 1.0; md->trajectory_every = 100;
   md->dump_every = 100;
-  static MdDeck d; /* large; read once per process */
-  memset(&d, 0, sizeof d);
-  d.seed = 87287;
-  read_deck(ctx, md, &d);
-  for (int k = 0; k < 3; k++) md->replicate[k] = rep[k];
-  check_deck(ctx, md, &d);
-  md_plan_from_deck(ctx, md, &d);
-  if (steps >= 0) md->stage_plan[md->nstages - 1].steps = steps;
-  memcpy(md->grid, grid, sizeof grid);
-  if (forces) snprintf(md->forces_out, sizeof md->forces_out, "%s", forces);
-  if (traj) snprintf(md->trajectory, sizeof md->trajectory, "%s", traj);
-  if (dump) snprintf(md->dump_path, sizeof md->dump_path, "%s", dump);
-  if (restart) snprintf(md->restart_out, sizeof md->restart_out, "%s", restart);
-  if (restart_every) md->restart_every = restart_every;
-  if (read_restart) snprintf(md->restart_in, sizeof md->restart_in, "%s", read_restart);
+  MdDeck *d = calloc(1, sizeof *d); /* the deck's text values: read, planned, freed */
+  fb_agree(ctx, d ? 0 : FB_EXIT_RUNTIME, "out of memory reading the deck");
+  d->seed = 87287;
+  read_deck(ctx, md, d);
+  for (int k = 0; k < 3; k++) md->replicate[k] = o->rep[k];
+  check_deck(ctx, md, d);
+  md_plan_from_deck(ctx, md, d);
+  free(d);
+  if (o->steps >= 0) md->stage_plan[md->nstages - 1].steps = o->steps;
+  memcpy(md->grid, o->grid, sizeof o->grid);
+  if (o->forces) snprintf(md->forces_out, sizeof md->forces_out, "%s", o->forces);
+  if (o->traj) snprintf(md->trajectory, sizeof md->trajectory, "%s", o->traj);
+  if (o->dump) snprintf(md->dump_path, sizeof md->dump_path, "%s", o->dump);
+  if (o->restart) snprintf(md->restart_out, sizeof md->restart_out, "%s", o->restart);
+  if (o->restart_every) md->restart_every = o->restart_every;
+  if (o->read_restart) snprintf(md->restart_in, sizeof md->restart_in, "%s", o->read_restart);
   if (md->restart_in[0]) md->data_file[0] = '\0'; /* the restart replaces the deck's initial state */
   if (md->no_output_flag) md->trajectory[0] = md->restart_out[0] = md->dump_path[0] = '\0';
   if (md->forces_out[0]) fb_check_output_path(ctx, "option --forces", md->forces_out);
   if (md->trajectory[0])
-    fb_check_output_path(ctx, traj ? "option --trajectory" : "the deck's trajectory", md->trajectory);
-  if (md->dump_path[0]) fb_check_output_path(ctx, dump ? "option --dump" : "the deck's dump", md->dump_path);
+    fb_check_output_path(ctx, o->traj ? "option --trajectory" : "the deck's trajectory", md->trajectory);
+  if (md->dump_path[0]) fb_check_output_path(ctx, o->dump ? "option --dump" : "the deck's dump", md->dump_path);
   if (md->restart_out[0])
-    fb_check_output_path(ctx, restart ? "option --restart" : "the deck's restart", md->restart_out);
+    fb_check_output_path(ctx, o->restart ? "option --restart" : "the deck's restart", md->restart_out);
 }

@@ -174,7 +174,15 @@ typedef struct {
   char tmp[4096];
 } MdTrajectory;
 
+/* The command line's values (the record lists them after the run). */
 typedef struct {
+  const char *input, *forces, *traj, *restart, *read_restart, *dump;
+  long long steps, restart_every;
+  int grid[3], rep[3];
+} MdOptions;
+
+typedef struct {
+  MdOptions opt;
   /* deck */
   char deck_path[MD_PATH], units_name[16], lattice[16], data_file[MD_PATH];
   char *deck_text;                            /* the deck's bytes (rank 0's, broadcast) */

@@ -72,10 +72,10 @@ void stream_free(Stream *s) {
  * pass takes (a = 2a, which the closed-form validation accounts for). */
 void stream_check_granularity(FbContext *ctx, Stream *s) {
   double tick = fb_timer_resolution();
-  double t0 = MPI_Wtime();
+  double t0 = fb_now();
 #pragma omp parallel for schedule(static)
   for (long long j = 0; j < s->n; j++) s->a[j] = 2.0 * s->a[j];
-  double slowest = fb_allreduce_max(ctx, FB_NO_PHASE, MPI_Wtime() - t0);
+  double slowest = fb_allreduce_max(ctx, FB_NO_PHASE, fb_now() - t0);
   fb_print(ctx, "Your clock granularity/precision appears to be %.3g microseconds.\n"
                 "Each test below will take on the order of %.0f microseconds "
                 "(= %.0f clock ticks).\n", tick * 1e6, slowest * 1e6, slowest / tick);
@@ -95,12 +95,12 @@ void stream_measure(FbContext *ctx, Stream *s, FbLoop *all) {
     for (int k = 0; k < K_COUNT; k++) {
       FbLoop one = {0};
       double t0 = 0.0;
-      if (s->no_sync) t0 = MPI_Wtime();
+      if (s->no_sync) t0 = fb_now();
       else fb_loop_begin(ctx, &one);
       fb_timer_start(&ctx->timers, PH_KERNELS);
       stream_kernel(s, k);
       fb_timer_stop(&ctx->timers, PH_KERNELS);
-      double local = s->no_sync ? MPI_Wtime() - t0 : 0.0;
+      double local = s->no_sync ? fb_now() - t0 : 0.0;
       s->global_s[k][pass] = s->no_sync ? local : fb_loop_end(ctx, &one);
       s->local_s[k][pass] = s->no_sync ? local : one.local_s;
     }
