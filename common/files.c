@@ -101,9 +101,18 @@ int fb_output_problem(const char *path, char *why, size_t len) {
     if (!S_ISREG(st.st_mode))
       return snprintf(why, len, "'%s' is %s, not a regular file", path, kind_of(st.st_mode)),
              FB_EXIT_USAGE;
-    if (access(target, W_OK) != 0)
-      return snprintf(why, len, "cannot write '%s': %s", path, strerror(errno)), FB_EXIT_USAGE;
+    int fd = open(target, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return snprintf(why, len, "cannot write '%s': %s", path, strerror(errno)), FB_EXIT_USAGE;
+    close(fd);
   }
+  /* root passes access() everywhere: a read-only place (a read-only mount,
+   * /proc, /sys) shows only when a file is made there */
+  char probe[PATH_MAX + 64];
+  snprintf(probe, sizeof probe, "%s/.fabricbench-probe.%ld", dir, (long)getpid());
+  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return snprintf(why, len, "cannot write in '%s': %s", dir, strerror(errno)), FB_EXIT_USAGE;
+  close(fd);
+  unlink(probe);
   return 0;
 }
 

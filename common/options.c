@@ -141,6 +141,19 @@ static int parse_value(FbOption *o, const char *flag, const char *v, char *err, 
   return 0;
 }
 
+/* Is arg one of the registered options (--name, --name=..., -x)? */
+static int is_option(const FbOption *opts, int n, const char *arg) {
+  if (arg[0] != '-' || !arg[1]) return 0;
+  for (int k = 0; k < n; k++) {
+    if (arg[1] != '-' && opts[k].short_name && arg[1] == opts[k].short_name) return 1;
+    if (arg[1] == '-') {
+      size_t len = strlen(opts[k].name);
+      if (!strncmp(arg + 2, opts[k].name, len) && (arg[2 + len] == '\0' || arg[2 + len] == '=')) return 1;
+    }
+  }
+  return 0;
+}
+
 int fb_options_parse_argv(FbOption *opts, int n, int argc, char **argv, char *err,
                           size_t err_len) {
   for (int i = 1; i < argc; i++) {
@@ -187,9 +200,11 @@ int fb_options_parse_argv(FbOption *opts, int n, int argc, char **argv, char *er
       *(int *)o->dest = 1;
     } else {
       if (!value) {
-        if (i + 1 >= argc) {
-          snprintf(err, err_len, "option %s needs a value (%s)", flag,
-                   o->metavar ? o->metavar : "VALUE");
+        if (i + 1 >= argc || is_option(opts, n, argv[i + 1])) {
+          /* "--json --quiet" is a missing value, not a file named --quiet */
+          snprintf(err, err_len, "option %s needs a value (%s)%s%s", flag,
+                   o->metavar ? o->metavar : "VALUE", i + 1 < argc ? " before " : "",
+                   i + 1 < argc ? argv[i + 1] : "");
           return FB_EXIT_USAGE;
         }
         value = argv[++i];
@@ -215,7 +230,8 @@ void fb_options_help(const FbOption *opts, int n, const char *program, const cha
     if (o->type != FB_OPT_FLAG && o->defval[0]) printf(" (default: %s)", o->defval);
     printf("\n");
   }
-  printf("\nthreads per rank: OMP_NUM_THREADS, else the node's cores divided among its ranks\n");
+  printf("\nan option given twice takes its last value; every rank must get the same options\n");
+  printf("threads per rank: OMP_NUM_THREADS, else the node's cores divided among its ranks\n");
   printf("\nexit status: 0 ran and validated, 1 validation failed, 2 bad usage or input,\n"
          "3 runtime failure (memory, I/O, --timeout)\n");
 }

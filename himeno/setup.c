@@ -38,11 +38,12 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
   fb_option_string(ctx, "size", 's', &h->size_name, "SIZE",
                    "grid XS, S, M, L, XL, or NIxNJxNK points (each >= 3)");
   fb_option_int(ctx, "iterations", 'n', &h->iterations, 1, 1000000000LL, "N",
-                "run exactly N iterations from the initial state "
-                "(default: as many as fill -t)");
+                "run exactly N iterations from the initial state");
+  fb_option_default(ctx, "as many as fill -t");
   fb_option_double(ctx, "time", 't', &h->target_s, 1e-3, 1e6, "SECONDS",
                    "target length of the timed loop, as the original's 60 s");
-  fb_option_dims3(ctx, "grid", 0, h->grid, "process grid (default: least halo surface)");
+  fb_option_dims3(ctx, "grid", 0, h->grid, "process grid");
+  fb_option_default(ctx, "least halo surface");
   fb_parse_options(ctx, argc, argv,
                    "Himeno benchmark: Jacobi relaxation of the 19-point Poisson stencil in\n"
                    "single precision (RIKEN's problem), MPI + OpenMP. Prints the original's\n"

@@ -54,8 +54,9 @@ typedef struct {
 
 /* setup.c */
 void hpl_parse(FbContext *ctx, HplConfig *cfg, int argc, char **argv);
-int hpl_read_dat(const char *path, HplConfig *cfg, char *err, size_t err_len, char *notes,
-                 size_t notes_len);
+/* The HPL.dat's text (path names it in messages); 0, or 2 with err naming the line. */
+int hpl_read_dat(const char *path, const char *text, size_t len, HplConfig *cfg, char *err,
+                 size_t err_len, char *notes, size_t notes_len);
 void hpl_blas_check(FbContext *ctx, FbResult *r);
 /* matrix.c */
 long long hpl_numroc(long long n, long long nb, int iproc, int nprocs);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,34 @@
 
 #define HPL_MAX_NB 512
 
-/* Reads line `want` (1-based) of an HPL.dat into buf; 0 at end of file. */
-static int dat_line(FILE *f, int *line_no, char *buf, size_t len) {
-  if (!fgets(buf, (int)len, f)) return 0;
-  (*line_no)++;
+/* A standard HPL.dat has 31 lines; HPL reads every one of them. */
+#define HPL_DAT_LINES 31
+
+/* The reader's place in an HPL.dat (text already in memory). */
+typedef struct {
+  FILE *f;
+  const char *path;
+  int line;
+  char buf[1024];
+  char *err;
+  size_t err_len;
+} DatReader;
+
+static int dat_next(DatReader *r) {
+  if (!fgets(r->buf, sizeof r->buf, r->f)) return 0;
+  r->line++;
   return 1;
+}
+
+static int dat_fail(DatReader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int dat_fail(DatReader *r, const char *fmt, ...) {
+  char msg[FB_MSG_LEN];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(r->err, r->err_len, "%s:%d: %s", r->path, r->line, msg);
+  return FB_EXIT_USAGE;
 }
 
 /* The first `count` integers of a line (count 1 reads a single value). */
@@ -35,93 +59,52 @@ static int dat_ints(const char *buf, long long *out, int count) {
   return 1;
 }
 
-int hpl_read_dat(const char *path, HplConfig *cfg, char *err, size_t err_len, char *notes,
-                 size_t notes_len) {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, err_len, "%s: cannot read: %s", path, strerror(errno));
-    return FB_EXIT_USAGE;
-  }
-  char buf[1024];
-  int line = 0;
-  long long ns[HPL_MAX_LIST], nbs[HPL_MAX_LIST], ps[HPL_MAX_LIST], qs[HPL_MAX_LIST],
-      bcasts[HPL_MAX_LIST], depths[HPL_MAX_LIST];
-  long long n_ns = 0, n_nbs = 0, n_grids = 0, n_bc = 0, n_dep = 0, pmap = 0, v[HPL_MAX_LIST];
-  double threshold = HPL_THRESHOLD;
-  /* list lines: (count line, values line, destination) in file order */
-  struct {
-    int count_line;
-    long long *dest, *count, lo, hi;
-    const char *what;
-  } lists[] = {
-      {5, ns, &n_ns, 1, HPL_MAX_N, "Ns"},          {7, nbs, &n_nbs, 1, HPL_MAX_NB, "NBs"},
-      {10, ps, &n_grids, 1, HPL_MAX_GRID, "Ps"}, {22, bcasts, &n_bc, 0, 5, "BCASTs"},
-      {24, depths, &n_dep, 0, INT_MAX, "DEPTHs"},
-  };
-  int li = 0, rc = FB_EXIT_USAGE;
-  notes[0] = '\0';
-  while (dat_line(f, &line, buf, sizeof buf) && line <= 31) {
-    if (li < 5 && line == lists[li].count_line) {
-      long long n;
-      if (!dat_ints(buf, &n, 1) || n < 1 || n > HPL_MAX_LIST) {
-        snprintf(err, err_len, "%s:%d: the number of %s must be 1 to %d", path, line,
-                 lists[li].what, HPL_MAX_LIST);
-        goto out;
-      }
-      if (!dat_line(f, &line, buf, sizeof buf) || !dat_ints(buf, lists[li].dest, (int)n)) {
-        snprintf(err, err_len, "%s:%d: expected %lld %s", path, line, n, lists[li].what);
-        goto out;
-      }
-      for (long long i = 0; i < n; i++)
-        if (lists[li].dest[i] < lists[li].lo || lists[li].dest[i] > lists[li].hi) {
-          snprintf(err, err_len, "%s:%d: %s value %lld is outside %lld to %lld", path, line,
-                   lists[li].what, lists[li].dest[i], lists[li].lo, lists[li].hi);
-          goto out;
-        }
-      *lists[li].count = n;
-      if (lists[li].dest == ps) { /* Qs follow on the next line */
-        if (!dat_line(f, &line, buf, sizeof buf) || !dat_ints(buf, qs, (int)n)) {
-          snprintf(err, err_len, "%s:%d: expected %lld Qs", path, line, n);
-          goto out;
-        }
-        for (long long i = 0; i < n; i++)
-          if (qs[i] < 1 || qs[i] > HPL_MAX_GRID) {
-            snprintf(err, err_len, "%s:%d: Q value %lld is outside 1 to %lld", path, line, qs[i],
-                     HPL_MAX_GRID);
-            goto out;
-          }
-      }
-      li++;
-      continue;
-    }
-    if (line == 9 && (!dat_ints(buf, &pmap, 1) || pmap < 0 || pmap > 1)) {
-      snprintf(err, err_len, "%s:%d: PMAP must be 0 (row-major) or 1 (column-major)", path, line);
-      goto out;
-    }
-    if (line == 13) {
+/* A count line and its values line: "N  # of Ns" then N values in [lo, hi]. */
+static int dat_list(DatReader *r, const char *what, long long *dest, long long *count, long long lo,
+                    long long hi) {
+  long long n;
+  if (!dat_next(r)) return dat_fail(r, "the file ends before the number of %s", what);
+  if (!dat_ints(r->buf, &n, 1) || n < 1 || n > HPL_MAX_LIST)
+    return dat_fail(r, "the number of %s must be 1 to %d", what, HPL_MAX_LIST);
+  if (!dat_next(r) || !dat_ints(r->buf, dest, (int)n)) return dat_fail(r, "expected %lld %s", n, what);
+  for (long long i = 0; i < n; i++)
+    if (dest[i] < lo || dest[i] > hi)
+      return dat_fail(r, "%s value %lld is outside %lld to %lld", what, dest[i], lo, hi);
+  *count = n;
+  return 0;
+}
+
+/* Values every line up to the next list: PMAP (line 9), the threshold (13),
+ * the panel factorisation counts and values (14-21), checked and unused. */
+static int dat_skip_to(DatReader *r, int last, long long *pmap, double *threshold) {
+  while (r->line < last) {
+    if (!dat_next(r))
+      return dat_fail(r, "the file ends after %d lines: a standard HPL.dat has %d", r->line, HPL_DAT_LINES);
+    long long v[HPL_MAX_LIST];
+    if (r->line == 9 && (!dat_ints(r->buf, pmap, 1) || *pmap < 0 || *pmap > 1))
+      return dat_fail(r, "PMAP must be 0 (row-major) or 1 (column-major)");
+    if (r->line == 13) {
       char *end;
-      threshold = strtod(buf, &end);
-      if (end == buf || !(threshold > 0)) {
-        snprintf(err, err_len, "%s:%d: the threshold must be a positive number", path, line);
-        goto out;
-      }
+      *threshold = strtod(r->buf, &end);
+      if (end == r->buf || !(*threshold > 0))
+        return dat_fail(r, "the threshold must be a positive number");
     }
-    if (line >= 14 && line <= 21 && !dat_ints(buf, v, 1)) {
-      snprintf(err, err_len, "%s:%d: expected a number", path, line);
-      goto out;
-    }
+    if (r->line >= 14 && r->line <= 21 && !dat_ints(r->buf, v, 1))
+      return dat_fail(r, "expected a number");
   }
-  if (li < 5) {
-    snprintf(err, err_len, "%s:%d: file ends before the %s lines", path, line + 1, lists[li].what);
-    goto out;
-  }
-  cfg->threshold = threshold;
+  return 0;
+}
+
+/* Every combination of N, NB, P x Q and broadcast variant, as HPL runs them. */
+static void dat_cases(HplConfig *cfg, const long long *ns, long long n_ns, const long long *nbs,
+                      long long n_nbs, const long long *ps, const long long *qs, long long n_grids,
+                      const long long *bcasts, long long n_bc) {
   cfg->n_cases = 0;
   for (long long a = 0; a < n_ns; a++)
     for (long long b = 0; b < n_nbs; b++)
       for (long long g = 0; g < n_grids; g++)
         for (int variant = 0; variant < HPL_BCAST_VARIANTS; variant++) {
-          int asked = 0; /* run each variant once, whichever BCAST values name it */
+          int asked = 0; /* each variant once, whichever BCAST values name it */
           for (long long k = 0; k < n_bc; k++)
             asked |= (bcasts[k] >= 4 ? BCAST_BINOMIAL : BCAST_RING) == variant;
           if (!asked) continue;
@@ -132,15 +115,42 @@ int hpl_read_dat(const char *path, HplConfig *cfg, char *err, size_t err_len, ch
           c->q = (int)qs[g];
           c->bcast = variant;
         }
+}
+
+int hpl_read_dat(const char *path, const char *text, size_t len, HplConfig *cfg, char *err,
+                 size_t err_len, char *notes, size_t notes_len) {
+  DatReader r = {fmemopen((void *)text, len ? len : 1, "r"), path, 0, "", err, err_len};
+  if (!r.f) return snprintf(err, err_len, "%s: cannot read", path), FB_EXIT_RUNTIME;
+  if (!len) r.f = (fclose(r.f), NULL);
+  long long ns[HPL_MAX_LIST], nbs[HPL_MAX_LIST], ps[HPL_MAX_LIST], qs[HPL_MAX_LIST],
+      bcasts[HPL_MAX_LIST], depths[HPL_MAX_LIST];
+  long long n_ns = 0, n_nbs = 0, n_grids = 0, n_qs = 0, n_bc = 0, n_dep = 0, pmap = 0;
+  double threshold = HPL_THRESHOLD;
+  notes[0] = '\0';
+  int rc = !r.f ? (snprintf(err, err_len, "%s: empty file", path), FB_EXIT_USAGE) : 0;
+  if (!rc) rc = dat_skip_to(&r, 4, &pmap, &threshold);                       /* title, output */
+  if (!rc) rc = dat_list(&r, "Ns", ns, &n_ns, 1, HPL_MAX_N);                   /* lines 5-6 */
+  if (!rc) rc = dat_list(&r, "NBs", nbs, &n_nbs, 1, HPL_MAX_NB);               /* lines 7-8 */
+  if (!rc) rc = dat_skip_to(&r, 9, &pmap, &threshold);                       /* PMAP */
+  if (!rc) rc = dat_list(&r, "Ps", ps, &n_grids, 1, HPL_MAX_GRID);             /* lines 10-11 */
+  if (!rc && (!dat_next(&r) || !dat_ints(r.buf, qs, (int)n_grids)))         /* line 12 */
+    rc = dat_fail(&r, "expected %lld Qs", n_grids);
+  for (long long i = 0; !rc && i < n_grids; i++, n_qs++)
+    if (qs[i] < 1 || qs[i] > HPL_MAX_GRID) rc = dat_fail(&r, "Q value %lld is outside 1 to %lld", qs[i], (long long)HPL_MAX_GRID);
+  if (!rc) rc = dat_skip_to(&r, 21, &pmap, &threshold);                      /* threshold, PFACTs... */
+  if (!rc) rc = dat_list(&r, "BCASTs", bcasts, &n_bc, 0, 5);                   /* lines 22-23 */
+  if (!rc) rc = dat_list(&r, "DEPTHs", depths, &n_dep, 0, INT_MAX);            /* lines 24-25 */
+  if (!rc) rc = dat_skip_to(&r, HPL_DAT_LINES, &pmap, &threshold);           /* SWAP ... alignment */
+  if (r.f) fclose(r.f);
+  if (rc) return rc;
+  cfg->threshold = threshold;
+  dat_cases(cfg, ns, n_ns, nbs, n_nbs, ps, qs, n_grids, bcasts, n_bc);
   snprintf(notes, notes_len,
            "%s: read Ns, NBs, Ps x Qs, threshold and BCASTs (0-3: increasing ring, 4-5: "
            "binomial); PMAP%s, PFACTs, NBMINs, NDIVs, RFACTs, DEPTHs (always 1), SWAP, L1/U "
            "forms, equilibration and alignment are read and not used",
            path, pmap ? " (column-major asked: row-major is used)" : "");
-  rc = 0;
-out:
-  fclose(f);
-  return rc;
+  return 0;
 }
 
 static void grid_for(int size, long long *p, long long *q) {
@@ -158,15 +168,18 @@ void hpl_parse(FbContext *ctx, HplConfig *cfg, int argc, char **argv) {
   cfg->seed = 42;
   cfg->bcast_name = "ring";
   cfg->threshold = HPL_THRESHOLD;
-  fb_option_int(ctx, "n", 'N', &cfg->n_opt, 1, HPL_MAX_N, "N", "order of the system (default 2000)");
+  fb_option_int(ctx, "n", 'N', &cfg->n_opt, 1, HPL_MAX_N, "N", "order of the system");
+  fb_option_default(ctx, "2000");
   fb_option_int(ctx, "nb", 'b', &cfg->nb_opt, 1, HPL_MAX_NB, "NB", "block size");
-  fb_option_int(ctx, "p", 'P', &cfg->p_opt, 1, HPL_MAX_GRID, "P", "process rows (default: P <= Q, near square)");
+  fb_option_int(ctx, "p", 'P', &cfg->p_opt, 1, HPL_MAX_GRID, "P", "process rows");
+  fb_option_default(ctx, "P <= Q, near square");
   fb_option_int(ctx, "q", 'Q', &cfg->q_opt, 1, HPL_MAX_GRID, "Q", "process columns");
+  fb_option_default(ctx, "N ranks / P");
   fb_option_string(ctx, "bcast", 0, &cfg->bcast_name, "ring|binomial",
                    "panel broadcast along process rows: increasing ring or binomial tree");
   fb_option_string(ctx, "dat", 0, &cfg->dat_path, "FILE",
                    "read the cases from a standard HPL.dat (every combination is run)");
-  fb_option_double(ctx, "mem-fraction", 0, &cfg->mem_fraction, 0.0, 0.95, "F",
+  fb_option_double(ctx, "mem-fraction", 0, &cfg->mem_fraction, 0.001, 0.95, "F",
                    "choose N so the matrix fills F of the nodes' available memory");
   fb_option_int(ctx, "seed", 0, &cfg->seed, 0, 1LL << 62, "S", "seed of the matrix generator");
   fb_parse_options(ctx, argc, argv,
@@ -183,7 +196,10 @@ void hpl_parse(FbContext *ctx, HplConfig *cfg, int argc, char **argv) {
         fb_option_was_set(ctx, "q") || fb_option_was_set(ctx, "mem-fraction"))
       fb_fail(ctx, FB_EXIT_USAGE, "option --dat: give the sizes in the file or on the command line, not both");
     char err[FB_MSG_LEN], notes[FB_MSG_LEN];
-    int rc = hpl_read_dat(cfg->dat_path, cfg, err, sizeof err, notes, sizeof notes);
+    size_t len = 0;
+    char *text = fb_read_input(ctx, "option --dat", cfg->dat_path, &len); /* rank 0 reads, all parse */
+    int rc = hpl_read_dat(cfg->dat_path, text, len, cfg, err, sizeof err, notes, sizeof notes);
+    free(text);
     if (rc) fb_fail(ctx, rc, "%s", err);
     fb_print(ctx, "note: %s\n", notes);
   } else {

@@ -425,7 +425,11 @@ int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
   (void)ctx;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   const char *path = md->restart_in;
-  if (access(path, R_OK)) { snprintf(err, len, "%s: cannot read the restart file", path); return FB_EXIT_USAGE; }
+  char why[FB_MSG_LEN];
+  if (fb_input_problem(path, why, sizeof why)) { /* never open a FIFO or a device */
+    snprintf(err, len, "option --read-restart: %s", why);
+    return FB_EXIT_USAGE;
+  }
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) { snprintf(err, len, "%s: not an HDF5 file (damaged or not a restart)", path); return FB_EXIT_USAGE; }
   long long state[5];

@@ -92,6 +92,10 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
   parse_range(ctx, pp);
   if (strcmp(pp->pairs_mode, "one") && strcmp(pp->pairs_mode, "all"))
     fb_fail(ctx, FB_EXIT_USAGE, "option --pairs: '%s' is not one or all", pp->pairs_mode);
+  /* the allreduce sums floats: a message under one float sums nothing */
+  if (pp->run[T_ALLREDUCE] && !pp->run[T_LATENCY] && pp->sizes[pp->n_sizes - 1] < (long long)sizeof(float))
+    fb_fail(ctx, FB_EXIT_USAGE, "option --message-sizes: the allreduce test needs messages of at least %zu bytes "
+            "(one float); these sizes measure nothing", sizeof(float));
   if (ctx->size < 2 && (pp->run[T_LATENCY] || pp->run[T_BW] || pp->run[T_BIBW]))
     fb_fail(ctx, FB_EXIT_USAGE, "the %s test needs a pair of ranks: run on at least 2 ranks",
             pp->run[T_LATENCY] ? "latency" : pp->run[T_BW] ? "bw" : "bibw");

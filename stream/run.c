@@ -12,8 +12,8 @@ void stream_first_touch(Stream *s);
 void stream_parse(FbContext *ctx, Stream *s, int argc, char **argv) {
   s->n = 0;
   s->repeats = 10;
-  fb_option_int(ctx, "elements", 'n', &s->n, 1, 1LL << 40, "ELEMENTS",
-                "elements per array per rank (default: 4x the largest cache)");
+  fb_option_int(ctx, "elements", 'n', &s->n, 1, 1LL << 40, "ELEMENTS", "elements per array per rank");
+  fb_option_default(ctx, "4x the largest cache");
   fb_option_int(ctx, "passes", 'r', &s->repeats, 2, 100000, "PASSES",
                 "timed passes of each kernel; the first is not counted");
   fb_option_flag(ctx, "nt", 0, &s->nt, "use non-temporal stores (reported as such)");

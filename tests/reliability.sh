@@ -1,6 +1,8 @@
 # tests/reliability.sh: the bad-input matrix, a killed rank, signals to the
 # job, and a hung rank, for every app that is built (sourced by run-tests).
 : > "$TMPDIR_T/empty.dat"
+rm -f "$TMPDIR_T/fifo"; mkfifo "$TMPDIR_T/fifo"   # a FIFO given as a file: never opened, never blocks
+ln -sf "$TMPDIR_T/nowhere/x" "$TMPDIR_T/dangling"
 # Four workers take cases in turn (a case is mostly launcher start-up and
 # waiting, little CPU); each keeps its own output and counts, merged in order
 # afterwards. Each case must end within BAD_LIMIT seconds: the issue's 10 s
@@ -69,6 +71,73 @@ kill_case pingpong/pingpong --test bw -m 1M:1M -i 100000
 kill_case hpl_lite/hpl -N 7000 -b 64
 kill_case md_shear/md -i inputs/md/shear_big.ini
 kill_case halo_weather/weather -i inputs/weather/wrf30.ini --no-output
+
+# Bad input seen by one rank only (an MPMD launch, a file on some nodes):
+# the job still ends within seconds with exit 2, the failing rank named.
+mpmd_case() { # BINARY GOOD-ARGS -- BAD-ARGS
+  bin=$1; shift
+  good=""; while [ "$1" != -- ]; do good="$good $1"; shift; done; shift
+  start=$(date +%s)
+  # shellcheck disable=SC2086
+  timeout -k 5 40 "$MPIRUN" -np 1 $bin $good : -np 1 $bin "$@" >"$OUT_FILE" 2>&1 </dev/null
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  if [ $rc -eq 2 ] && [ $took -le 15 ] && [ "$(grep -c 'error:' "$OUT_FILE")" -eq 1 ]; then
+    ok "bad input on rank 1 only ($bin $*): exit 2 in ${took}s, one line: $(grep -o 'error: .*' "$OUT_FILE" | cut -c1-80)"
+  else
+    not_ok "bad input on rank 1 only ($bin $*): exit $rc after ${took}s" "$(tail -n 6 "$OUT_FILE")"
+  fi
+}
+if "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
+  mpmd_case himeno/bmt -s XS -n 5 -- -s XS -n abc
+  mpmd_case stream/stream -n 1000 -r 3 -- -n 1000 -r 3 --bogus
+  mpmd_case md_shear/md -i inputs/md/lj_bench.ini -n 5 -- -i tests/md/unknown_key.ini -n 5
+  mpmd_case halo_weather/weather -i inputs/weather/tiny.ini -n 2 --no-output -- -i inputs/weather/tiny.ini -n 2 --no-output --grid 9x9x1
+  mpmd_case hpl_lite/hpl -N 100 -b 16 -- -N 100 -b 16 --dat "$TMPDIR_T/fifo"
+else
+  skip "bad input on one rank (MPMD)" "written for Open MPI's MPMD syntax"
+fi
+
+# Concurrent jobs appending to one --json file lose no record: four at once,
+# three rounds.
+shared="$TMPDIR_T/shared.jsonl"; rm -f "$shared"
+for round in 1 2 3; do
+  for k in 1 2 3 4; do
+    timeout 120 "$MPIRUN" -np 1 himeno/bmt -s XS -n 20 --json "$shared" --quiet >/dev/null 2>&1 </dev/null &
+  done
+  wait
+done
+check "four jobs at once, three rounds, one --json file: 12 whole records" \
+  python3 -c "
+import json
+lines = [l for l in open('$shared') if l.strip()]
+raise SystemExit(0 if len(lines) == 12 and all(json.loads(l)['app'] == 'himeno' for l in lines) else 1)"
+
+# A symlink given as --json is written through (the link stays a link).
+rm -f "$TMPDIR_T/target.jsonl" "$TMPDIR_T/link.jsonl"; : > "$TMPDIR_T/target.jsonl"
+ln -s "$TMPDIR_T/target.jsonl" "$TMPDIR_T/link.jsonl"
+mpi 1 himeno/bmt -s XS -n 5 --json "$TMPDIR_T/link.jsonl" --quiet
+check "--json through a symlink: the record lands in its target, the link stays" \
+  sh -c "[ -L '$TMPDIR_T/link.jsonl' ] && [ \$(wc -l < '$TMPDIR_T/target.jsonl') -eq 1 ]"
+
+# An interrupted run leaves no temporary file, beside its outputs or here.
+rm -rf "$TMPDIR_T/interrupted"; mkdir -p "$TMPDIR_T/interrupted"
+timeout -k 5 60 "$MPIRUN" -np 2 md_shear/md -i inputs/md/shear_big.ini --trajectory "$TMPDIR_T/interrupted/t.h5" \
+  --dump "$TMPDIR_T/interrupted/d.txt" >"$OUT_FILE" 2>&1 </dev/null &
+job=$!
+sleep 4
+kill -TERM $(pgrep -f "^$MPIRUN -np 2 md_shear/md -i inputs/md/shear_big.ini" | head -n 1) 2>/dev/null || kill -TERM $job
+wait $job
+check "SIGTERM to md writing a trajectory and a dump: no file or temporary file left behind, none here" \
+  sh -c "[ -z \"\$(ls -A '$TMPDIR_T/interrupted')\" ] && ! ls -a . | grep -q '\\.tmp\\.'"
+
+# --quiet still says FAIL, in one line.
+rm -f "$TMPDIR_T/quiet.jsonl"
+FABRICBENCH_TEST_HOOK=himeno_perturb timeout 60 "$MPIRUN" -np 2 himeno/bmt -s XS -n 20 --quiet \
+  --json "$TMPDIR_T/quiet.jsonl" >"$OUT_FILE" 2>&1 </dev/null
+rc=$?
+check "--quiet with a failed validation: exit $rc and one line saying FAIL" \
+  sh -c "[ $rc -eq 1 ] && [ \$(grep -c 'validation FAIL' '$OUT_FILE') -eq 1 ] && [ \$(grep -vc '^--\\|^ \\|^\$\\|Primary job\\|a non-zero\\|mpirun detected\\|the job to be\\|Process name\\|Exit code' '$OUT_FILE') -eq 1 ]"
 
 # SIGTERM and SIGINT to the launcher: the job ends, the record file written
 # before keeps exactly its records, no temporary file is left.
