@@ -43,7 +43,8 @@ static size_t put_int(char *buf, size_t at, size_t cap, int v) {
   char digits[16];
   int n = 0;
   unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
-  do digits[n++] = (char)('0' + u % 10); while ((u /= 10) && n < 15);
+  do digits[n++] = (char)('0' + u % 10);
+  while ((u /= 10) && n < 15);
   if (v < 0 && at + 1 < cap) buf[at++] = '-';
   while (n > 0 && at + 1 < cap) buf[at++] = digits[--n];
   return at;
@@ -126,9 +127,9 @@ void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app) {
   memset(ctx, 0, sizeof *ctx);
   const int user_threads = omp_threads_set_by_user();
   const int bound = omp_get_max_threads();
-  int threads = user_threads ? bound
-                             : shared_threads(bound, launcher_local_ranks(),
-                                              sysconf(_SC_NPROCESSORS_ONLN));
+  int threads = user_threads
+                    ? bound
+                    : shared_threads(bound, launcher_local_ranks(), sysconf(_SC_NPROCESSORS_ONLN));
   /* Hybrid runs need MPI_THREAD_FUNNELED (only the master thread calls MPI).
    * With one OpenMP thread ask for MPI_THREAD_SINGLE: Open MPI 4.1 adds about
    * 70 ns to every small message under FUNNELED (0.20 -> 0.27 us one-way over
@@ -218,8 +219,8 @@ static void *watchdog_main(void *arg) {
     FbContext *ctx = w->ctx;
     const char *name = fb_phase_now(ctx);
     fb_temp_cleanup();
-    fprintf(stderr, "%s: error: rank %d: --timeout %g s exceeded in phase '%s'\n",
-            ctx->program, ctx->rank, w->timeout_s, name);
+    fprintf(stderr, "%s: error: rank %d: --timeout %g s exceeded in phase '%s'\n", ctx->program,
+            ctx->rank, w->timeout_s, name);
     fflush(stderr);
     /* Every rank's watchdog fires within the ranks' start-up skew; wait a
      * moment before leaving so the launcher, which takes the job down when
@@ -257,8 +258,10 @@ void fb_stall_if_asked(const FbContext *ctx) {
 /* One error line on stderr: "program: error: [rank R: ]message". */
 static void print_error(const FbContext *ctx, int with_rank, const char *msg) {
   fflush(stdout);
-  if (with_rank) fprintf(stderr, "%s: error: rank %d: %s\n", ctx->program, ctx->rank, msg);
-  else fprintf(stderr, "%s: error: %s\n", ctx->program, msg);
+  if (with_rank)
+    fprintf(stderr, "%s: error: rank %d: %s\n", ctx->program, ctx->rank, msg);
+  else
+    fprintf(stderr, "%s: error: %s\n", ctx->program, msg);
   fflush(stderr);
 }
 
@@ -355,8 +358,7 @@ void fb_check_memory(FbContext *ctx, size_t need_bytes, const char *what) {
     double avail = (double)fb_mem_available();
     if (avail > 0.0 && node_need > avail) {
       code = FB_EXIT_RUNTIME;
-      snprintf(msg, sizeof msg,
-               "%s needs %.2f GiB on this node but only %.2f GiB is available",
+      snprintf(msg, sizeof msg, "%s needs %.2f GiB on this node but only %.2f GiB is available",
                what, node_need / 1073741824.0, avail / 1073741824.0);
     }
   }

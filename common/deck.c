@@ -13,7 +13,7 @@
 typedef struct {
   FbDeckKey *keys;
   int n_keys;
-  int line;  /* line being read, counted by the reader below */
+  int line; /* line being read, counted by the reader below */
   char *err;
   size_t err_len;
   int failed;
@@ -48,8 +48,7 @@ static int set_key(DeckState *s, FbDeckKey *k, const char *name, const char *val
     double x = strtod(value, &end);
     if (end == value || *end != '\0' || errno == ERANGE || !isfinite(x))
       return deck_error(s, "key '%s': '%s' is not a number", name, value);
-    if (x < k->min || x > k->max)
-      return deck_error(s, "key '%s': %s is out of range", name, value);
+    if (x < k->min || x > k->max) return deck_error(s, "key '%s': %s is out of range", name, value);
     *(double *)k->dest = x;
     break;
   }
@@ -62,8 +61,7 @@ static int set_key(DeckState *s, FbDeckKey *k, const char *name, const char *val
       return deck_error(s, "key '%s': '%s' is not true or false", name, value);
     break;
   case FB_KEY_STRING:
-    if (strlen(value) >= FB_DECK_STR)
-      return deck_error(s, "key '%s': value too long%s", name, "");
+    if (strlen(value) >= FB_DECK_STR) return deck_error(s, "key '%s': value too long%s", name, "");
     strcpy((char *)k->dest, value);
     break;
   case FB_KEY_LIST: {
@@ -79,7 +77,8 @@ static int set_key(DeckState *s, FbDeckKey *k, const char *name, const char *val
     FbDeckAny *any = k->dest;
     for (int i = 0; i < any->n; i++)
       if (!strcmp(any->name[i], name)) return deck_error(s, "key '%s' given twice%s", name, "");
-    if (any->n >= FB_DECK_ANY_MAX) return deck_error(s, "key '%s': too many keys in this section%s", name, "");
+    if (any->n >= FB_DECK_ANY_MAX)
+      return deck_error(s, "key '%s': too many keys in this section%s", name, "");
     if (strlen(name) >= sizeof any->name[0] || strlen(value) >= FB_DECK_STR)
       return deck_error(s, "key '%s': name or value too long%s", name, "");
     strcpy(any->name[any->n], name);
@@ -108,8 +107,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
     k->seen = 1;
     return set_key(s, k, name, value);
   }
-  if (section[0])
-    return deck_error(s, "unknown key '%s' in section [%s]", name, section);
+  if (section[0]) return deck_error(s, "unknown key '%s' in section [%s]", name, section);
   return deck_error(s, "unknown key '%s'%s", name, "");
 }
 
@@ -150,8 +148,10 @@ static int deck_result(const char *path, int line, const DeckState *s, const cha
     return FB_EXIT_RUNTIME;
   }
   if (line > 0) {
-    if (s->failed) snprintf(err, err_len, "%s:%d: %s", path, line, msg);
-    else snprintf(err, err_len, "%s:%d: not a 'key = value' line or [section]", path, line);
+    if (s->failed)
+      snprintf(err, err_len, "%s:%d: %s", path, line, msg);
+    else
+      snprintf(err, err_len, "%s:%d: not a 'key = value' line or [section]", path, line);
     return FB_EXIT_USAGE;
   }
   return 0;

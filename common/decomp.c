@@ -66,14 +66,14 @@ int fb_decomp_init(FbDecomp *d, MPI_Comm comm, const int nglobal[3], const int d
   if (d->dims[0] && d->dims[1] && d->dims[2]) {
     long long prod = (long long)d->dims[0] * d->dims[1] * d->dims[2];
     if (prod != size) {
-      snprintf(err, err_len, "process grid %dx%dx%d has %lld ranks but the job has %d",
-               d->dims[0], d->dims[1], d->dims[2], prod, size);
+      snprintf(err, err_len, "process grid %dx%dx%d has %lld ranks but the job has %d", d->dims[0],
+               d->dims[1], d->dims[2], prod, size);
       return FB_EXIT_USAGE;
     }
   } else if (!choose_grid(size, nglobal, min_local, d->dims)) {
     snprintf(err, err_len,
-             "no process grid of %d ranks gives every rank at least %d points of %dx%dx%d",
-             size, min_local, nglobal[0], nglobal[1], nglobal[2]);
+             "no process grid of %d ranks gives every rank at least %d points of %dx%dx%d", size,
+             min_local, nglobal[0], nglobal[1], nglobal[2]);
     return FB_EXIT_USAGE;
   }
   for (int a = 0; a < 3; a++) {

@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 
 #define MAX_IFACES 32
-#define INFO_LEN 640
+#define INFO_LEN   640
 
 typedef struct {
   int n;
@@ -75,7 +75,7 @@ static void rank_info(char *buf, size_t len) {
   if (sched_getaffinity(0, sizeof set, &set) == 0) cpuset_string(&set, cpus, sizeof cpus);
   char threads[384] = "";
   int nt = omp_get_max_threads();
-  char (*each)[48] = calloc((size_t)nt, sizeof *each);
+  char(*each)[48] = calloc((size_t)nt, sizeof *each);
   if (each) {
 #pragma omp parallel
     {
@@ -101,7 +101,10 @@ static void net_delta_json(const NetCounters *before, char *buf, size_t len) {
   for (int i = 0; i < after.n && o + 120 < len; i++) {
     unsigned long long rx0 = 0, tx0 = 0;
     for (int k = 0; before && k < before->n; k++)
-      if (!strcmp(before->name[k], after.name[i])) { rx0 = before->rx[k]; tx0 = before->tx[k]; }
+      if (!strcmp(before->name[k], after.name[i])) {
+        rx0 = before->rx[k];
+        tx0 = before->tx[k];
+      }
     o += (size_t)snprintf(buf + o, len - o, "%s\"%s\":{\"rx_bytes\":%llu,\"tx_bytes\":%llu}",
                           o ? "," : "", after.name[i], after.rx[i] - rx0, after.tx[i] - tx0);
   }
@@ -117,9 +120,9 @@ static void write_fabric(FbContext *ctx, FbJson *j, const char *const *all_info)
   MPI_Gather(mine, sizeof mine, MPI_CHAR, all, sizeof mine, MPI_CHAR, 0, ctx->comm);
   if (ctx->rank != 0) return;
   fb_json_begin_object(j, "fabric");
-  static const char *vars[] = {"OMPI_MCA_pml", "OMPI_MCA_btl", "OMPI_MCA_btl_tcp_if_include",
-                               "OMPI_MCA_osc", "UCX_TLS", "UCX_NET_DEVICES", "FI_PROVIDER",
-                               "MPIR_CVAR_CH4_NETMOD", "I_MPI_FABRICS"};
+  static const char *vars[] = {
+      "OMPI_MCA_pml",    "OMPI_MCA_btl", "OMPI_MCA_btl_tcp_if_include", "OMPI_MCA_osc", "UCX_TLS",
+      "UCX_NET_DEVICES", "FI_PROVIDER",  "MPIR_CVAR_CH4_NETMOD",        "I_MPI_FABRICS"};
   fb_json_begin_object(j, "selected_by_environment");
   for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
     const char *val = getenv(vars[v]);

@@ -11,39 +11,39 @@
 
 /* ---------------------------------------------------------------- exit codes */
 enum {
-  FB_EXIT_OK = 0,         /* ran and validated */
-  FB_EXIT_INVALID = 1,    /* ran, validation failed */
-  FB_EXIT_USAGE = 2,      /* bad usage or input */
-  FB_EXIT_RUNTIME = 3     /* out of memory, I/O error, watchdog timeout */
+  FB_EXIT_OK = 0,      /* ran and validated */
+  FB_EXIT_INVALID = 1, /* ran, validation failed */
+  FB_EXIT_USAGE = 2,   /* bad usage or input */
+  FB_EXIT_RUNTIME = 3  /* out of memory, I/O error, watchdog timeout */
 };
 
 #define FB_MAX_OPTIONS 48
-#define FB_MAX_PHASES 16
-#define FB_MAX_CHECKS 16
+#define FB_MAX_PHASES  16
+#define FB_MAX_CHECKS  16
 #define FB_MAX_REPEATS 1000
-#define FB_MAX_PARAMS 32
-#define FB_MSG_LEN 512
+#define FB_MAX_PARAMS  64
+#define FB_MSG_LEN     512
 
 /* ------------------------------------------------------------------- options */
 typedef enum {
-  FB_OPT_FLAG,    /* no value; dest is int, set to 1 */
-  FB_OPT_INT,     /* dest is long long, range [imin, imax] */
-  FB_OPT_DOUBLE,  /* dest is double, range [dmin, dmax] */
-  FB_OPT_STRING,  /* dest is const char * (points into argv) */
-  FB_OPT_DIMS3    /* "PxQxR" with positive integers; dest is int[3] */
+  FB_OPT_FLAG,   /* no value; dest is int, set to 1 */
+  FB_OPT_INT,    /* dest is long long, range [imin, imax] */
+  FB_OPT_DOUBLE, /* dest is double, range [dmin, dmax] */
+  FB_OPT_STRING, /* dest is const char * (points into argv) */
+  FB_OPT_DIMS3   /* "PxQxR" with positive integers; dest is int[3] */
 } FbOptType;
 
 typedef struct {
-  const char *name;     /* long name without "--" */
-  char short_name;      /* 0 when none */
+  const char *name; /* long name without "--" */
+  char short_name;  /* 0 when none */
   FbOptType type;
   void *dest;
-  const char *metavar;  /* shown in --help */
-  const char *help;     /* help text; the default is appended */
+  const char *metavar; /* shown in --help */
+  const char *help;    /* help text; the default is appended */
   long long imin, imax;
   double dmin, dmax;
-  char defval[48];      /* default as text, taken at registration */
-  int seen;             /* set by the parser */
+  char defval[48]; /* default as text, taken at registration */
+  int seen;        /* set by the parser */
 } FbOption;
 
 /* The flags every app shares (DESIGN.md "options"). */
@@ -67,20 +67,20 @@ typedef struct {
   long long calls[FB_MAX_PHASES];
   long long messages[FB_MAX_PHASES];
   long long bytes[FB_MAX_PHASES];
-  volatile int current;  /* phase running now, -1 outside; read by the watchdog */
+  volatile int current; /* phase running now, -1 outside; read by the watchdog */
 } FbTimers;
 
 /* Cross-rank statistics of one phase, filled on rank 0 by fb_timers_reduce. */
 typedef struct {
-  double min_s, avg_s, max_s;        /* inside the timed loops */
-  double outside_max_s;              /* outside them, the slowest rank */
-  long long calls, messages, bytes;  /* summed over ranks */
+  double min_s, avg_s, max_s;       /* inside the timed loops */
+  double outside_max_s;             /* outside them, the slowest rank */
+  long long calls, messages, bytes; /* summed over ranks */
 } FbPhaseStats;
 
 /* ---------------------------------------------------------- the app context */
 typedef struct FbContext {
-  const char *app;          /* e.g. "himeno" */
-  const char *program;      /* argv[0] basename, for messages */
+  const char *app;     /* e.g. "himeno" */
+  const char *program; /* argv[0] basename, for messages */
   MPI_Comm comm;
   int rank, size;
   int threads;
@@ -88,11 +88,11 @@ typedef struct FbContext {
   FbOption options[FB_MAX_OPTIONS];
   int n_options;
   FbTimers timers;
-  double started_wall;      /* MPI_Wtime at fb_init */
-  char started_utc[32];     /* ISO-8601 */
-  void *env_start;          /* environment snapshot at start (net counters) */
+  double started_wall;        /* MPI_Wtime at fb_init */
+  char started_utc[32];       /* ISO-8601 */
+  void *env_start;            /* environment snapshot at start (net counters) */
   const char *volatile stage; /* what the run is doing outside a phase (setup, report...) */
-  int stall_rank;           /* test hook "stall": this rank hangs in its next collective */
+  int stall_rank;             /* test hook "stall": this rank hangs in its next collective */
   void *watchdog;
 } FbContext;
 
@@ -108,12 +108,11 @@ void fb_finalize(FbContext *ctx, int status);
 /* Options: apps register theirs, then fb_parse_options adds the shared ones,
  * parses argv strictly and handles --help/--version (exit 0) and errors
  * (one line, exit 2, all ranks). */
-void fb_option_flag(FbContext *ctx, const char *name, char short_name, int *dest,
-                    const char *help);
+void fb_option_flag(FbContext *ctx, const char *name, char short_name, int *dest, const char *help);
 void fb_option_int(FbContext *ctx, const char *name, char short_name, long long *dest,
                    long long imin, long long imax, const char *metavar, const char *help);
-void fb_option_double(FbContext *ctx, const char *name, char short_name, double *dest,
-                      double dmin, double dmax, const char *metavar, const char *help);
+void fb_option_double(FbContext *ctx, const char *name, char short_name, double *dest, double dmin,
+                      double dmax, const char *metavar, const char *help);
 void fb_option_string(FbContext *ctx, const char *name, char short_name, const char **dest,
                       const char *metavar, const char *help);
 void fb_option_dims3(FbContext *ctx, const char *name, char short_name, int dest[3],
@@ -123,8 +122,7 @@ void fb_option_default(FbContext *ctx, const char *text);
 void fb_parse_options(FbContext *ctx, int argc, char **argv, const char *summary);
 /* Pure parser used by fb_parse_options and the unit tests: returns 0, or 2 with
  * a one-line message in err. Does not print or exit. */
-int fb_options_parse_argv(FbOption *opts, int n, int argc, char **argv, char *err,
-                          size_t err_len);
+int fb_options_parse_argv(FbOption *opts, int n, int argc, char **argv, char *err, size_t err_len);
 void fb_options_help(const FbOption *opts, int n, const char *program, const char *summary);
 int fb_option_was_set(const FbContext *ctx, const char *name);
 
@@ -132,17 +130,24 @@ int fb_option_was_set(const FbContext *ctx, const char *name);
 /* FB_KEY_LIST: the key may be given on several lines (or continued on
  * indented lines); the values are joined with newlines into char[FB_DECK_LIST].
  * FB_KEY_ANY (key "*"): every other key of its section, into an FbDeckAny. */
-typedef enum { FB_KEY_INT, FB_KEY_DOUBLE, FB_KEY_STRING, FB_KEY_BOOL, FB_KEY_LIST, FB_KEY_ANY } FbKeyType;
+typedef enum {
+  FB_KEY_INT,
+  FB_KEY_DOUBLE,
+  FB_KEY_STRING,
+  FB_KEY_BOOL,
+  FB_KEY_LIST,
+  FB_KEY_ANY
+} FbKeyType;
 typedef struct {
-  const char *section;  /* "" for keys before any section */
+  const char *section; /* "" for keys before any section */
   const char *key;
   FbKeyType type;
-  void *dest;           /* long long, double, char[FB_DECK_STR], int, char[FB_DECK_LIST], FbDeckAny */
-  double min, max;      /* numeric range */
+  void *dest;      /* long long, double, char[FB_DECK_STR], int, char[FB_DECK_LIST], FbDeckAny */
+  double min, max; /* numeric range */
   int seen;
 } FbDeckKey;
-#define FB_DECK_STR 256
-#define FB_DECK_LIST 4096
+#define FB_DECK_STR     256
+#define FB_DECK_LIST    4096
 #define FB_DECK_ANY_MAX 16
 typedef struct {
   int n;
@@ -235,11 +240,11 @@ double fb_now(void);
  * two runs) calls begin/end around each. A loop under FB_MIN_TICKS timer
  * ticks is flagged. Collective. */
 typedef struct {
-  double t0;                 /* this rank's clock at the last begin */
-  double local_s;            /* this rank's own time of the last segment */
+  double t0;                  /* this rank's clock at the last begin */
+  double local_s;             /* this rank's own time of the last segment */
   double max_s, min_s, avg_s; /* summed over segments */
   int segments;
-  int too_short;             /* some segment was under FB_MIN_TICKS ticks */
+  int too_short; /* some segment was under FB_MIN_TICKS ticks */
 } FbLoop;
 #define FB_MIN_TICKS 20.0
 void fb_loop_begin(FbContext *ctx, FbLoop *loop);
@@ -264,10 +269,10 @@ void fb_bcast_bytes(FbContext *ctx, void *data, size_t n, int root);
 typedef struct {
   MPI_Comm cart;
   int dims[3], coords[3], periods[3];
-  int nglobal[3];  /* points decomposed along each dimension */
-  int lo[3];       /* first global point owned (0-based, within nglobal) */
-  int n[3];        /* points owned */
-  int nbr_lo[3], nbr_hi[3];  /* neighbour ranks, MPI_PROC_NULL at a wall */
+  int nglobal[3];           /* points decomposed along each dimension */
+  int lo[3];                /* first global point owned (0-based, within nglobal) */
+  int n[3];                 /* points owned */
+  int nbr_lo[3], nbr_hi[3]; /* neighbour ranks, MPI_PROC_NULL at a wall */
 } FbDecomp;
 
 /* Balanced block extent of part `part` of `parts` over n points: the first
@@ -288,13 +293,13 @@ void fb_decomp_grid_string(const FbDecomp *d, char *buf, size_t len);
  * extent of the other two, so edges and corners are filled too. */
 typedef struct {
   const FbDecomp *d;
-  int width, pad, nfields;  /* pad: halo layers allocated (>= width exchanged) */
-  int interior_mask;        /* bit a: faces span only the owned layers along a */
+  int width, pad, nfields; /* pad: halo layers allocated (>= width exchanged) */
+  int interior_mask;       /* bit a: faces span only the owned layers along a */
   MPI_Datatype type;
   size_t elem;
   int ext[3];
   void *sendbuf[3][2], *recvbuf[3][2];
-  size_t face_count[3];          /* elements per face per field */
+  size_t face_count[3]; /* elements per face per field */
   MPI_Request req[3][4];
   int have_req[3];
 } FbHalo;
@@ -326,8 +331,8 @@ static inline size_t fb_idx3(const int ext[3], int i, int j, int k) {
  * number of ranks and any order of addition. */
 #define FB_RSUM_LIMBS 72
 typedef struct {
-  int64_t limb[FB_RSUM_LIMBS];  /* 32-bit digits, value = sum limb[i] 2^(32(i)-BIAS) */
-  int adds;                     /* additions since the last carry propagation */
+  int64_t limb[FB_RSUM_LIMBS]; /* 32-bit digits, value = sum limb[i] 2^(32(i)-BIAS) */
+  int adds;                    /* additions since the last carry propagation */
   int nonfinite;
 } FbReproSum;
 void fb_rsum_init(FbReproSum *s);
@@ -339,39 +344,38 @@ double fb_rsum_allreduce(FbReproSum *s, MPI_Comm comm);
 
 /* ---------------------------------------------------------------- run record */
 typedef struct {
-  char name[48];    /* snake_case identifier, e.g. "nve_energy_drift" */
-  char label[96];   /* what a reader sees, e.g. "NVE energy drift |dE| / (|KE0| + |PE0|)" */
-  double value, expected, tolerance;  /* tolerance: relative or absolute as the check says */
+  char name[48];  /* snake_case identifier, e.g. "nve_energy_drift" */
+  char label[96]; /* what a reader sees, e.g. "NVE energy drift |dE| / (|KE0| + |PE0|)" */
+  double value, expected, tolerance; /* tolerance: relative or absolute as the check says */
   int pass;
 } FbCheck;
 
 typedef struct {
   char key[48];
-  char json[160];  /* already JSON-encoded value */
-  char text[160];  /* human form */
+  char json[160]; /* already JSON-encoded value */
+  char text[160]; /* human form */
 } FbParam;
 
 typedef struct {
   const char *fom_name, *fom_unit;
   int higher_is_better;
-  double fom;                 /* best over repeats */
+  double fom; /* best over repeats */
   double repeats[FB_MAX_REPEATS];
   int n_repeats;
-  double wall_s;              /* time of the timed loop (max over ranks) */
-  double loop_s;              /* denominator for "% of loop" */
+  double wall_s;                 /* time of the timed loop (max over ranks) */
+  double loop_s;                 /* denominator for "% of loop" */
   double loop_min_s, loop_avg_s; /* the same loop's fastest rank and average */
-  int loop_too_short;         /* under FB_MIN_TICKS timer ticks */
-  int measured;               /* a timed loop ran (a zero-work run measures nothing) */
+  int loop_too_short;            /* under FB_MIN_TICKS timer ticks */
+  int measured;                  /* a timed loop ran (a zero-work run measures nothing) */
   FbCheck checks[FB_MAX_CHECKS];
   int n_checks;
   FbParam params[FB_MAX_PARAMS];
   int n_params;
   char grid[32];
-  const char *app_json;       /* optional extra JSON object body for "results" */
+  const char *app_json; /* optional extra JSON object body for "results" */
 } FbResult;
 
-void fb_result_init(FbResult *r, const char *fom_name, const char *fom_unit,
-                    int higher_is_better);
+void fb_result_init(FbResult *r, const char *fom_name, const char *fom_unit, int higher_is_better);
 void fb_result_param_int(FbResult *r, const char *key, long long v);
 void fb_result_param_double(FbResult *r, const char *key, double v);
 void fb_result_param_str(FbResult *r, const char *key, const char *v);

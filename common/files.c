@@ -48,9 +48,12 @@ static const char *kind_of(mode_t m) {
 static void folder_of(const char *path, char *dir, size_t len) {
   snprintf(dir, len, "%s", path);
   char *slash = strrchr(dir, '/');
-  if (!slash) snprintf(dir, len, ".");
-  else if (slash == dir) dir[1] = '\0';
-  else *slash = '\0';
+  if (!slash)
+    snprintf(dir, len, ".");
+  else if (slash == dir)
+    dir[1] = '\0';
+  else
+    *slash = '\0';
 }
 
 int fb_output_target(const char *path, char *target, size_t len) {
@@ -93,8 +96,7 @@ int fb_output_problem(const char *path, char *why, size_t len) {
            FB_EXIT_USAGE;
   if (stat(dir, &st) != 0)
     return snprintf(why, len, "no folder '%s' for '%s'", dir, path), FB_EXIT_USAGE;
-  if (!S_ISDIR(st.st_mode))
-    return snprintf(why, len, "'%s' is not a folder", dir), FB_EXIT_USAGE;
+  if (!S_ISDIR(st.st_mode)) return snprintf(why, len, "'%s' is not a folder", dir), FB_EXIT_USAGE;
   if (access(dir, W_OK | X_OK) != 0)
     return snprintf(why, len, "cannot write in '%s': %s", dir, strerror(errno)), FB_EXIT_USAGE;
   if (stat(target, &st) == 0) {
@@ -102,7 +104,8 @@ int fb_output_problem(const char *path, char *why, size_t len) {
       return snprintf(why, len, "'%s' is %s, not a regular file", path, kind_of(st.st_mode)),
              FB_EXIT_USAGE;
     int fd = open(target, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0) return snprintf(why, len, "cannot write '%s': %s", path, strerror(errno)), FB_EXIT_USAGE;
+    if (fd < 0)
+      return snprintf(why, len, "cannot write '%s': %s", path, strerror(errno)), FB_EXIT_USAGE;
     close(fd);
   }
   /* root passes access() everywhere: a read-only place (a read-only mount,
@@ -110,7 +113,8 @@ int fb_output_problem(const char *path, char *why, size_t len) {
   char probe[PATH_MAX + 64];
   snprintf(probe, sizeof probe, "%s/.fabricbench-probe.%ld", dir, (long)getpid());
   int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return snprintf(why, len, "cannot write in '%s': %s", dir, strerror(errno)), FB_EXIT_USAGE;
+  if (fd < 0)
+    return snprintf(why, len, "cannot write in '%s': %s", dir, strerror(errno)), FB_EXIT_USAGE;
   close(fd);
   unlink(probe);
   return 0;
@@ -195,8 +199,10 @@ int fb_write_file_atomic(const char *path, const char *data, size_t len) {
   }
   for (size_t done = 0; done < len && !rc;) {
     ssize_t n = write(fd, data + done, len - done);
-    if (n < 0 && errno != EINTR) rc = errno;
-    else if (n > 0) done += (size_t)n;
+    if (n < 0 && errno != EINTR)
+      rc = errno;
+    else if (n > 0)
+      done += (size_t)n;
   }
   if (!rc && fsync(fd) != 0) rc = errno;
   if (close(fd) != 0 && !rc) rc = errno;
@@ -214,8 +220,10 @@ int fb_append_line(const char *path, const char *text) {
   if (fd < 0) return errno;
   struct stat st;
   int rc = 0;
-  if (fstat(fd, &st) != 0) rc = errno;
-  else if (!S_ISREG(st.st_mode)) rc = EINVAL; /* swapped for a device since the check */
+  if (fstat(fd, &st) != 0)
+    rc = errno;
+  else if (!S_ISREG(st.st_mode))
+    rc = EINVAL; /* swapped for a device since the check */
   if (!rc && flock(fd, LOCK_EX) != 0) rc = errno;
   off_t before = rc ? 0 : lseek(fd, 0, SEEK_END);
   size_t len = strlen(text);
@@ -230,7 +238,8 @@ int fb_append_line(const char *path, const char *text) {
     while (n < 0 && errno == EINTR);
     if (n != (ssize_t)(len + 1)) {
       rc = n < 0 ? errno : ENOSPC;
-      if (ftruncate(fd, before) != 0) { /* the file keeps what it had; nothing more to do */ }
+      if (ftruncate(fd, before) != 0) { /* the file keeps what it had; nothing more to do */
+      }
     }
   }
   free(line);
@@ -246,8 +255,7 @@ int fb_input_problem(const char *path, char *why, size_t len) {
   if (stat(path, &st) != 0)
     return snprintf(why, len, "%s: cannot read: %s", path, strerror(errno)), FB_EXIT_USAGE;
   if (!S_ISREG(st.st_mode))
-    return snprintf(why, len, "%s: cannot read: %s, not a regular file", path,
-                    kind_of(st.st_mode)),
+    return snprintf(why, len, "%s: cannot read: %s, not a regular file", path, kind_of(st.st_mode)),
            FB_EXIT_USAGE;
   if (access(path, R_OK) != 0)
     return snprintf(why, len, "%s: cannot read: %s", path, strerror(errno)), FB_EXIT_USAGE;

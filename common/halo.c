@@ -87,11 +87,15 @@ static void copy_slab(const FbHalo *h, char *field, char *buf, int axis, int fir
       char *f = field + fb_idx3(e, i, j, lo[2]) * h->elem;
       char *b = buf + off;
       if (run == 4) {
-        if (to_buf) *(float *)(void *)b = *(float *)(void *)f;
-        else *(float *)(void *)f = *(float *)(void *)b;
+        if (to_buf)
+          *(float *)(void *)b = *(float *)(void *)f;
+        else
+          *(float *)(void *)f = *(float *)(void *)b;
       } else if (run == 8) {
-        if (to_buf) *(double *)(void *)b = *(double *)(void *)f;
-        else *(double *)(void *)f = *(double *)(void *)b;
+        if (to_buf)
+          *(double *)(void *)b = *(double *)(void *)f;
+        else
+          *(double *)(void *)f = *(double *)(void *)b;
       } else if (to_buf) {
         memcpy(b, f, run);
       } else {
@@ -168,7 +172,8 @@ void fb_halo_begin(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
       if (d->nbr_lo[a] != MPI_PROC_NULL)
         copy_slab(h, fields[f], (char *)h->sendbuf[a][0] + f * face_bytes, a, h->pad, 1);
       if (d->nbr_hi[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], (char *)h->sendbuf[a][1] + f * face_bytes, a, h->pad + d->n[a] - h->width, 1);
+        copy_slab(h, fields[f], (char *)h->sendbuf[a][1] + f * face_bytes, a,
+                  h->pad + d->n[a] - h->width, 1);
     }
     if (!self) MPI_Startall(2, &h->req[a][2]);
   }
@@ -192,7 +197,8 @@ void fb_halo_end(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
     }
     for (int s = 0; s < 2; s++) {
       int nbr = s ? d->nbr_hi[a] : d->nbr_lo[a];
-      if (nbr != MPI_PROC_NULL && nbr != rank) fb_timers_count(t, phase, 1, (long long)(face_bytes * h->nfields));
+      if (nbr != MPI_PROC_NULL && nbr != rank)
+        fb_timers_count(t, phase, 1, (long long)(face_bytes * h->nfields));
     }
   }
   fb_timer_stop(t, phase);

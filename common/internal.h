@@ -21,7 +21,7 @@ typedef struct {
 } FbJson;
 void fb_json_init(FbJson *j);
 void fb_json_free(FbJson *j);
-void fb_json_begin_object(FbJson *j, const char *key);  /* key NULL at top or in arrays */
+void fb_json_begin_object(FbJson *j, const char *key); /* key NULL at top or in arrays */
 void fb_json_end_object(FbJson *j);
 void fb_json_begin_array(FbJson *j, const char *key);
 void fb_json_end_array(FbJson *j);
@@ -35,7 +35,8 @@ void fb_json_quote(char *buf, size_t len, const char *s);
 
 /* Environment pieces written into the record (collective). */
 void fb_env_write_json(FbContext *ctx, FbJson *j, const FbDecomp *d_unused);
-void fb_options_write_json(const FbContext *ctx, FbJson *j);
+/* the options as JSON members, less those the app resolved itself (r's params) */
+void fb_options_write_json(const FbContext *ctx, FbJson *j, const FbResult *r);
 
 /* Async-signal-safe: removes every registered temporary file (files.c). */
 void fb_temp_cleanup(void);

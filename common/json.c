@@ -7,7 +7,10 @@
 #include <string.h>
 
 void fb_json_init(FbJson *j) { memset(j, 0, sizeof *j); }
-void fb_json_free(FbJson *j) { free(j->buf); memset(j, 0, sizeof *j); }
+void fb_json_free(FbJson *j) {
+  free(j->buf);
+  memset(j, 0, sizeof *j);
+}
 
 static void put(FbJson *j, const char *s, size_t n) {
   if (j->oom) return;
@@ -15,7 +18,10 @@ static void put(FbJson *j, const char *s, size_t n) {
     size_t cap = j->cap ? j->cap : 1024;
     while (cap < j->len + n + 1) cap *= 2;
     char *b = realloc(j->buf, cap);
-    if (!b) { j->oom = 1; return; }
+    if (!b) {
+      j->oom = 1;
+      return;
+    }
     j->buf = b;
     j->cap = cap;
   }
@@ -27,14 +33,25 @@ static void puts_(FbJson *j, const char *s) { put(j, s, strlen(s)); }
 
 void fb_json_quote(char *buf, size_t len, const char *s) {
   size_t o = 0;
-  if (len < 3) { if (len) buf[0] = '\0'; return; }
+  if (len < 3) {
+    if (len) buf[0] = '\0';
+    return;
+  }
   buf[o++] = '"';
   for (const unsigned char *p = (const unsigned char *)s; *p && o + 8 <= len; p++) {
-    if (*p == '"' || *p == '\\') { buf[o++] = '\\'; buf[o++] = (char)*p; }
-    else if (*p == '\n') { buf[o++] = '\\'; buf[o++] = 'n'; }
-    else if (*p == '\t') { buf[o++] = '\\'; buf[o++] = 't'; }
-    else if (*p < 0x20) o += (size_t)snprintf(buf + o, len - o, "\\u%04x", *p);
-    else buf[o++] = (char)*p;
+    if (*p == '"' || *p == '\\') {
+      buf[o++] = '\\';
+      buf[o++] = (char)*p;
+    } else if (*p == '\n') {
+      buf[o++] = '\\';
+      buf[o++] = 'n';
+    } else if (*p == '\t') {
+      buf[o++] = '\\';
+      buf[o++] = 't';
+    } else if (*p < 0x20)
+      o += (size_t)snprintf(buf + o, len - o, "\\u%04x", *p);
+    else
+      buf[o++] = (char)*p;
   }
   buf[o++] = '"';
   buf[o] = '\0';
@@ -56,20 +73,29 @@ void fb_json_begin_object(FbJson *j, const char *k) {
   puts_(j, "{");
   j->need_comma[++j->depth] = 0;
 }
-void fb_json_end_object(FbJson *j) { j->depth--; puts_(j, "}"); }
+void fb_json_end_object(FbJson *j) {
+  j->depth--;
+  puts_(j, "}");
+}
 void fb_json_begin_array(FbJson *j, const char *k) {
   key(j, k);
   puts_(j, "[");
   j->need_comma[++j->depth] = 0;
 }
-void fb_json_end_array(FbJson *j) { j->depth--; puts_(j, "]"); }
+void fb_json_end_array(FbJson *j) {
+  j->depth--;
+  puts_(j, "]");
+}
 
 void fb_json_str(FbJson *j, const char *k, const char *v) {
   key(j, k);
   size_t n = strlen(v) * 6 + 10; /* worst case: every byte a six-byte escape */
   char small[512];
   char *q = n <= sizeof small ? small : malloc(n);
-  if (!q) { j->oom = 1; return; }
+  if (!q) {
+    j->oom = 1;
+    return;
+  }
   fb_json_quote(q, n, v);
   puts_(j, q);
   if (q != small) free(q);
@@ -78,8 +104,10 @@ void fb_json_str(FbJson *j, const char *k, const char *v) {
 void fb_json_num(FbJson *j, const char *k, double v) {
   key(j, k);
   char b[40];
-  if (!isfinite(v)) snprintf(b, sizeof b, "null"); /* JSON has no NaN/Inf */
-  else snprintf(b, sizeof b, "%.17g", v);
+  if (!isfinite(v))
+    snprintf(b, sizeof b, "null"); /* JSON has no NaN/Inf */
+  else
+    snprintf(b, sizeof b, "%.17g", v);
   puts_(j, b);
 }
 
@@ -90,5 +118,11 @@ void fb_json_int(FbJson *j, const char *k, long long v) {
   puts_(j, b);
 }
 
-void fb_json_bool(FbJson *j, const char *k, int v) { key(j, k); puts_(j, v ? "true" : "false"); }
-void fb_json_raw(FbJson *j, const char *k, const char *raw) { key(j, k); puts_(j, raw); }
+void fb_json_bool(FbJson *j, const char *k, int v) {
+  key(j, k);
+  puts_(j, v ? "true" : "false");
+}
+void fb_json_raw(FbJson *j, const char *k, const char *raw) {
+  key(j, k);
+  puts_(j, raw);
+}

@@ -22,7 +22,8 @@ int fb_node_layout(FbContext *ctx, int *node_of_rank, int *n_nodes) {
   for (int r = 0; r < ctx->size; r++) {
     node_of_rank[r] = -1;
     for (int q = 0; q < r && node_of_rank[r] < 0; q++)
-      if (!strcmp(all + (size_t)q * MPI_MAX_PROCESSOR_NAME, all + (size_t)r * MPI_MAX_PROCESSOR_NAME))
+      if (!strcmp(all + (size_t)q * MPI_MAX_PROCESSOR_NAME,
+                  all + (size_t)r * MPI_MAX_PROCESSOR_NAME))
         node_of_rank[r] = node_of_rank[q];
     if (node_of_rank[r] < 0) node_of_rank[r] = nodes++;
   }

@@ -38,8 +38,10 @@ static void option_value_text(const FbOption *o, char *buf, size_t len) {
   }
   case FB_OPT_DIMS3: {
     const int *d = o->dest;
-    if (d[0] == 0 && d[1] == 0 && d[2] == 0) snprintf(buf, len, "auto");
-    else snprintf(buf, len, "%dx%dx%d", d[0], d[1], d[2]);
+    if (d[0] == 0 && d[1] == 0 && d[2] == 0)
+      snprintf(buf, len, "auto");
+    else
+      snprintf(buf, len, "%dx%dx%d", d[0], d[1], d[2]);
     break;
   }
   }
@@ -60,8 +62,8 @@ void fb_option_int(FbContext *ctx, const char *name, char short_name, long long 
   snapshot_default(o);
 }
 
-void fb_option_double(FbContext *ctx, const char *name, char short_name, double *dest,
-                      double dmin, double dmax, const char *metavar, const char *help) {
+void fb_option_double(FbContext *ctx, const char *name, char short_name, double *dest, double dmin,
+                      double dmax, const char *metavar, const char *help) {
   FbOption *o = option_add(ctx, name, short_name, FB_OPT_DOUBLE, dest, metavar, help);
   o->dmin = dmin;
   o->dmax = dmax;
@@ -94,8 +96,7 @@ static int parse_value(FbOption *o, const char *flag, const char *v, char *err, 
       return FB_EXIT_USAGE;
     }
     if (errno == ERANGE || x < o->imin || x > o->imax) {
-      snprintf(err, len, "option %s: %s is out of range [%lld, %lld]", flag, v, o->imin,
-               o->imax);
+      snprintf(err, len, "option %s: %s is out of range [%lld, %lld]", flag, v, o->imin, o->imax);
       return FB_EXIT_USAGE;
     }
     *(long long *)o->dest = x;
@@ -148,14 +149,14 @@ static int is_option(const FbOption *opts, int n, const char *arg) {
     if (arg[1] != '-' && opts[k].short_name && arg[1] == opts[k].short_name) return 1;
     if (arg[1] == '-') {
       size_t len = strlen(opts[k].name);
-      if (!strncmp(arg + 2, opts[k].name, len) && (arg[2 + len] == '\0' || arg[2 + len] == '=')) return 1;
+      if (!strncmp(arg + 2, opts[k].name, len) && (arg[2 + len] == '\0' || arg[2 + len] == '='))
+        return 1;
     }
   }
   return 0;
 }
 
-int fb_options_parse_argv(FbOption *opts, int n, int argc, char **argv, char *err,
-                          size_t err_len) {
+int fb_options_parse_argv(FbOption *opts, int n, int argc, char **argv, char *err, size_t err_len) {
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     FbOption *o = NULL;
@@ -280,19 +281,26 @@ void fb_parse_options(FbContext *ctx, int argc, char **argv, const char *summary
   }
   if (c->version) {
     if (ctx->rank == 0)
-      printf("%s (fabricbench %s, git %s)\nbuilt with %s\nflags: %s\n", ctx->program,
-             fb_version(), fb_build_git(), fb_build_cc(), fb_build_flags());
+      printf("%s (fabricbench %s, git %s)\nbuilt with %s\nflags: %s\n", ctx->program, fb_version(),
+             fb_build_git(), fb_build_cc(), fb_build_flags());
     fb_finalize(ctx, FB_EXIT_OK);
   }
   fb_watchdog_start(ctx, c->timeout_s);
 }
 
 /* Used by the record: every registered option and its value. */
-void fb_options_write_json(const FbContext *ctx, FbJson *j) {
+static int resolved_by_app(const FbResult *r, const char *name) {
+  for (int i = 0; i < r->n_params; i++)
+    if (strcmp(r->params[i].key, name) == 0) return 1;
+  return 0;
+}
+
+void fb_options_write_json(const FbContext *ctx, FbJson *j, const FbResult *r) {
   for (int k = 0; k < ctx->n_options; k++) {
     const FbOption *o = &ctx->options[k];
     if (o->type == FB_OPT_FLAG && (o->dest == &ctx->common.help || o->dest == &ctx->common.version))
       continue;
+    if (resolved_by_app(r, o->name)) continue; /* one value per key: the app's */
     char text[160];
     option_value_text(o, text, sizeof text);
     switch (o->type) {
@@ -300,8 +308,10 @@ void fb_options_write_json(const FbContext *ctx, FbJson *j) {
     case FB_OPT_INT: fb_json_int(j, o->name, *(long long *)o->dest); break;
     case FB_OPT_DOUBLE: fb_json_num(j, o->name, *(double *)o->dest); break;
     default:
-      if (o->type == FB_OPT_STRING && !*(const char **)o->dest) fb_json_raw(j, o->name, "null");
-      else fb_json_str(j, o->name, text);
+      if (o->type == FB_OPT_STRING && !*(const char **)o->dest)
+        fb_json_raw(j, o->name, "null");
+      else
+        fb_json_str(j, o->name, text);
     }
   }
 }

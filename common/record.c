@@ -12,8 +12,7 @@
 
 #define FB_SCHEMA "fabricbench.run/1"
 
-void fb_result_init(FbResult *r, const char *fom_name, const char *fom_unit,
-                    int higher_is_better) {
+void fb_result_init(FbResult *r, const char *fom_name, const char *fom_unit, int higher_is_better) {
   memset(r, 0, sizeof *r);
   r->fom_name = fom_name;
   r->fom_unit = fom_unit;
@@ -21,7 +20,12 @@ void fb_result_init(FbResult *r, const char *fom_name, const char *fom_unit,
   r->fom = NAN;
 }
 
+/* One entry per key (a JSON object never holds a key twice): a second value
+ * for a key replaces the first, and the options' values are written only
+ * for keys the app did not resolve itself (steps from its deck, say). */
 static FbParam *param_add(FbResult *r, const char *key) {
+  for (int i = 0; i < r->n_params; i++)
+    if (strcmp(r->params[i].key, key) == 0) return &r->params[i];
   if (r->n_params >= FB_MAX_PARAMS) return NULL;
   FbParam *p = &r->params[r->n_params++];
   snprintf(p->key, sizeof p->key, "%s", key);
@@ -127,8 +131,8 @@ static void print_phases(const FbContext *ctx, const FbResult *r, const FbPhaseS
   const FbTimers *t = &ctx->timers;
   int outside = 0;
   for (int p = 0; p < t->count; p++) outside |= st[p].outside_max_s > 0.0;
-  printf("%-10s %8s %12s %12s %12s %8s %12s %14s%s\n", "phase", "calls", "min s", "avg s",
-         "max s", "% loop", "messages", "bytes", outside ? "   outside s" : "");
+  printf("%-10s %8s %12s %12s %12s %8s %12s %14s%s\n", "phase", "calls", "min s", "avg s", "max s",
+         "% loop", "messages", "bytes", outside ? "   outside s" : "");
   for (int p = 0; p < t->count; p++) {
     /* phases count inside the timed loop, so no phase exceeds it */
     double pct = r->loop_s > 0 ? 100.0 * st[p].max_s / r->loop_s : 0.0;
@@ -137,7 +141,8 @@ static void print_phases(const FbContext *ctx, const FbResult *r, const FbPhaseS
     if (outside) printf(" %11.6f", st[p].outside_max_s);
     printf("\n");
   }
-  if (outside) printf("(outside s: the same phases before and after the timed loop, not in %% loop)\n");
+  if (outside)
+    printf("(outside s: the same phases before and after the timed loop, not in %% loop)\n");
 }
 
 static void print_summary(const FbContext *ctx, const FbResult *r, const FbPhaseStats *st,
@@ -164,15 +169,15 @@ static void print_summary(const FbContext *ctx, const FbResult *r, const FbPhase
     printf("FOM %s : not measured (the run did no timed work)\n", r->fom_name);
   for (int i = 0; i < r->n_checks; i++) {
     const FbCheck *c = &r->checks[i];
-    printf("check %-34s value %-22.15g expected %-22.15g tolerance %-9.3g %s\n", c->label,
-           c->value, c->expected, c->tolerance, c->pass ? "PASS" : "FAIL");
+    printf("check %-34s value %-22.15g expected %-22.15g tolerance %-9.3g %s\n", c->label, c->value,
+           c->expected, c->tolerance, c->pass ? "PASS" : "FAIL");
   }
   printf("Validation : %s\n", verdict(r, passed));
   fflush(stdout);
 }
 
-static void write_record_json(FbContext *ctx, const FbResult *r, const FbPhaseStats *st,
-                              int passed, FbJson *j) {
+static void write_record_json(FbContext *ctx, const FbResult *r, const FbPhaseStats *st, int passed,
+                              FbJson *j) {
   int root = ctx->rank == 0;
   if (root) {
     fb_json_begin_object(j, NULL);
@@ -182,7 +187,7 @@ static void write_record_json(FbContext *ctx, const FbResult *r, const FbPhaseSt
     fb_json_str(j, "git", fb_build_git());
     fb_json_str(j, "started", ctx->started_utc);
     fb_json_begin_object(j, "params");
-    fb_options_write_json(ctx, j);
+    fb_options_write_json(ctx, j, r);
     for (int i = 0; i < r->n_params; i++) fb_json_raw(j, r->params[i].key, r->params[i].json);
     fb_json_end_object(j);
     fb_json_str(j, "grid", r->grid);
@@ -193,8 +198,10 @@ static void write_record_json(FbContext *ctx, const FbResult *r, const FbPhaseSt
     fb_json_begin_object(j, "fom");
     fb_json_str(j, "name", r->fom_name);
     fb_json_str(j, "unit", r->fom_unit);
-    if (r->measured) fb_json_num(j, "value", r->fom);
-    else fb_json_raw(j, "value", "null");
+    if (r->measured)
+      fb_json_num(j, "value", r->fom);
+    else
+      fb_json_raw(j, "value", "null");
     fb_json_bool(j, "higher_is_better", r->higher_is_better);
     fb_json_bool(j, "measured", r->measured);
     fb_json_end_object(j);

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-#define DIGIT_BITS 32
-#define BIAS 1074                  /* bit 0 of limb 0 weighs 2^-1074 */
-#define NORMALIZE_EVERY (1 << 29)  /* limbs stay far from int64 overflow */
+#define DIGIT_BITS      32
+#define BIAS            1074      /* bit 0 of limb 0 weighs 2^-1074 */
+#define NORMALIZE_EVERY (1 << 29) /* limbs stay far from int64 overflow */
 
 void fb_rsum_init(FbReproSum *s) { memset(s, 0, sizeof *s); }
 

@@ -27,8 +27,10 @@ void fb_timer_start(FbTimers *t, int phase) {
 
 void fb_timer_stop(FbTimers *t, int phase) {
   double dt = MPI_Wtime() - t->started[phase];
-  if (t->loop_depth > 0) t->total_s[phase] += dt;
-  else t->outside_s[phase] += dt;
+  if (t->loop_depth > 0)
+    t->total_s[phase] += dt;
+  else
+    t->outside_s[phase] += dt;
   t->calls[phase]++;
   t->current = -1;
 }

@@ -32,7 +32,7 @@ void wx_acoustic_prepare(Weather *w) {
     double b = alpha * dts * dts / (w->dz * w->dz), e = alpha * WX_G * dts * dts / (2.0 * w->dz);
     double *lower = w->tri_a[s], *inv_m = w->tri_b[s], *cprime = w->tri_c[s];
     for (int k = 1; k < nz; k++) {
-      double cs = w->cs2c[k + H], csm = w->cs2c[k - 1 + H] ;
+      double cs = w->cs2c[k + H], csm = w->cs2c[k - 1 + H];
       double lo = k > 1 ? -b * csm * w->theta0f[k - 1 + H] + e : 0.0;
       double di = 1.0 + b * (cs + csm) * w->theta0f[k + H];
       double up = k < nz - 1 ? -b * cs * w->theta0f[k + 1 + H] - e : 0.0;
@@ -64,8 +64,8 @@ typedef struct {
 static void horizontal_column(int nz, ptrdiff_t si, ptrdiff_t sj, double kd, double dts, double rdx,
                               double rdy, const double *restrict p, const double *restrict pold,
                               const double *restrict tu, const double *restrict tv,
-                              const double *restrict U0, const double *restrict V0, double *restrict U,
-                              double *restrict V) {
+                              const double *restrict U0, const double *restrict V0,
+                              double *restrict U, double *restrict V) {
   for (int k = 0; k < nz; k++) {
     double pc = p[k] + kd * (p[k] - pold[k]);
     double pw = p[k - si] + kd * (p[k - si] - pold[k - si]);
@@ -77,17 +77,17 @@ static void horizontal_column(int nz, ptrdiff_t si, ptrdiff_t sj, double kd, dou
 
 static inline void horizontal(Weather *w, const SmallStep *st, int i, int j) {
   const size_t c = wx_idx(w, i, j, 0);
-  horizontal_column(w->nz, (ptrdiff_t)w->ext[1] * w->ext[2], w->ext[2], st->kd, st->dts, 1.0 / w->dx,
-                    1.0 / w->dy, w->plin + c, w->plin_old + c, w->tend[F_U] + c, w->tend[F_V] + c,
-                    st->U + c, st->V + c, w->s[F_U] + c, w->s[F_V] + c);
+  horizontal_column(w->nz, (ptrdiff_t)w->ext[1] * w->ext[2], w->ext[2], st->kd, st->dts,
+                    1.0 / w->dx, 1.0 / w->dy, w->plin + c, w->plin_old + c, w->tend[F_U] + c,
+                    w->tend[F_V] + c, st->U + c, st->V + c, w->s[F_U] + c, w->s[F_V] + c);
 }
 
 /* The end of a column's small step: W from the solve (y, faces 0..nz), then
  * rho', Theta' and the linear pressure (the previous one kept). */
 static void column_update(int nz, double a, const double *restrict th0f, const double *restrict cs2,
-                          const double *restrict rh, const double *restrict th, const double *restrict y,
-                          double *restrict W, double *restrict R, double *restrict T, double *restrict p,
-                          double *restrict pold) {
+                          const double *restrict rh, const double *restrict th,
+                          const double *restrict y, double *restrict W, double *restrict R,
+                          double *restrict T, double *restrict p, double *restrict pold) {
   for (int k = 0; k <= nz; k++) W[k] = y[k];
   for (int k = 0; k < nz; k++) {
     double t = th[k] - a * (th0f[k + 1] * y[k + 1] - th0f[k] * y[k]);
@@ -141,8 +141,8 @@ static inline void columns(Weather *w, const SmallStep *st, int i, int j0, const
     for (int l = 0; l < nj; l++) y[l * N + k] -= st->cprime[k] * y[l * N + k + 1];
   for (int l = 0; l < nj; l++) {
     const size_t c0 = first + (size_t)l * (size_t)sj;
-    column_update(nz, dts / w->dz, w->theta0f + H, w->cs2c + H, rhat + l * N, that + l * N, y + l * N,
-                  W + c0, R + c0, T + c0, p + c0, pold + c0);
+    column_update(nz, dts / w->dz, w->theta0f + H, w->cs2c + H, rhat + l * N, that + l * N,
+                  y + l * N, W + c0, R + c0, T + c0, p + c0, pold + c0);
   }
 }
 
@@ -175,9 +175,17 @@ static void column_region(Weather *w, const SmallStep *st, int edge) {
 void wx_acoustic(FbContext *ctx, Weather *w, int stage, double dt_stage) {
   const int H = WX_HALO, nx = w->nx, ny = w->ny, nz = w->nz;
   const int nsmall = small_steps(w, stage);
-  const SmallStep from_s0 = {w->tri_dts[stage], 0.5 * (1.0 + w->offcentering), w->divergence_damping,
-                             w->tri_a[stage], w->tri_b[stage], w->tri_c[stage],
-                             w->s0[F_U], w->s0[F_V], w->s0[F_W], w->s0[F_RHO], w->s0[F_THETA]};
+  const SmallStep from_s0 = {w->tri_dts[stage],
+                             0.5 * (1.0 + w->offcentering),
+                             w->divergence_damping,
+                             w->tri_a[stage],
+                             w->tri_b[stage],
+                             w->tri_c[stage],
+                             w->s0[F_U],
+                             w->s0[F_V],
+                             w->s0[F_W],
+                             w->s0[F_RHO],
+                             w->s0[F_THETA]};
   SmallStep from_s = from_s0;
   from_s.U = w->s[F_U], from_s.V = w->s[F_V], from_s.W = w->s[F_W];
   from_s.R = w->s[F_RHO], from_s.T = w->s[F_THETA];
@@ -223,8 +231,10 @@ void wx_acoustic(FbContext *ctx, Weather *w, int stage, double dt_stage) {
     column_region(w, st, 1);
     fb_timer_stop(&ctx->timers, PH_ACOUSTIC);
     if (step + 1 < nsmall) {
-      if (w->overlap) fb_halo_begin(&w->halo1_uv, (void *const *)pp, &ctx->timers, PH_HALO);
-      else fb_halo_exchange(&w->halo1_uv, (void *const *)pp, &ctx->timers, PH_HALO);
+      if (w->overlap)
+        fb_halo_begin(&w->halo1_uv, (void *const *)pp, &ctx->timers, PH_HALO);
+      else
+        fb_halo_exchange(&w->halo1_uv, (void *const *)pp, &ctx->timers, PH_HALO);
     }
   }
   /* tracers: the stage's full step with its slow tendency */

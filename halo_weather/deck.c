@@ -14,7 +14,7 @@
  * - WRF's RK3 with 5th-order upwind advection is stable to a Courant number
  *   of 1.42 in one dimension (Wicker and Skamarock 2002); summed over x and
  *   y we ask 1.2. */
-#define WX_MAX_ACOUSTIC_COURANT 0.9
+#define WX_MAX_ACOUSTIC_COURANT  0.9
 #define WX_MAX_ADVECTIVE_COURANT 1.2
 /* Largest wind a case adds to the mean wind, for the advective check (m/s):
  * thermal bubbles and density currents reach 15-30 m/s. */
@@ -71,7 +71,8 @@ static void read_deck(FbContext *ctx, Weather *w) {
   };
   char err[FB_MSG_LEN];
   w->deck_text = fb_read_input(ctx, "option --input", w->deck_path, NULL);
-  int rc = fb_deck_parse(w->deck_path, w->deck_text, keys, (int)(sizeof keys / sizeof keys[0]), err, sizeof err);
+  int rc = fb_deck_parse(w->deck_path, w->deck_text, keys, (int)(sizeof keys / sizeof keys[0]), err,
+                         sizeof err);
   if (rc) fb_fail(ctx, rc, "%s", err);
   w->dimensions = (int)dims;
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
@@ -89,45 +90,63 @@ static double max_sound_speed(const Weather *w) {
 
 static void check_deck(FbContext *ctx, Weather *w) {
   char what[FB_MSG_LEN];
-  if (!strcmp(w->case_name, "bubble")) w->wcase = CASE_BUBBLE;
-  else if (!strcmp(w->case_name, "density_current")) w->wcase = CASE_DENSITY_CURRENT;
-  else if (!strcmp(w->case_name, "advection")) w->wcase = CASE_ADVECTION;
-  else if (!strcmp(w->case_name, "weather")) w->wcase = CASE_WEATHER;
-  else deck_fail(ctx, w, "physics", "case", "must be bubble, density_current, advection or weather");
+  if (!strcmp(w->case_name, "bubble"))
+    w->wcase = CASE_BUBBLE;
+  else if (!strcmp(w->case_name, "density_current"))
+    w->wcase = CASE_DENSITY_CURRENT;
+  else if (!strcmp(w->case_name, "advection"))
+    w->wcase = CASE_ADVECTION;
+  else if (!strcmp(w->case_name, "weather"))
+    w->wcase = CASE_WEATHER;
+  else
+    deck_fail(ctx, w, "physics", "case", "must be bubble, density_current, advection or weather");
   if (strcmp(w->halo_mode, "aggregated") && strcmp(w->halo_mode, "per_field"))
     deck_fail(ctx, w, "parallel", "halo_mode", "must be aggregated or per_field");
   w->dz = w->ztop / (double)w->n[2];
   double dts = w->dt / (double)w->acoustic_substeps;
   double c = max_sound_speed(w);
-  const double ry2 = w->dimensions == 2 ? 0.0 : 1.0 / (w->dy * w->dy); /* a 2-D case has no waves along y */
+  const double ry2 =
+      w->dimensions == 2 ? 0.0 : 1.0 / (w->dy * w->dy); /* a 2-D case has no waves along y */
   double ac = c * dts * sqrt(1.0 / (w->dx * w->dx) + ry2);
   if (ac > WX_MAX_ACOUSTIC_COURANT) {
-    snprintf(what, sizeof what,
-             "dt %g with %lld acoustic substeps violates the CFL limit: acoustic Courant number "
-             "%.3f (c %.0f m/s, small step %.3g s) exceeds %.2f; raise acoustic_substeps or lower dt",
-             w->dt, w->acoustic_substeps, ac, c, dts, WX_MAX_ACOUSTIC_COURANT);
+    snprintf(
+        what, sizeof what,
+        "dt %g with %lld acoustic substeps violates the CFL limit: acoustic Courant number "
+        "%.3f (c %.0f m/s, small step %.3g s) exceeds %.2f; raise acoustic_substeps or lower dt",
+        w->dt, w->acoustic_substeps, ac, c, dts, WX_MAX_ACOUSTIC_COURANT);
     deck_fail(ctx, w, "time", "dt", what);
   }
-  double extra = w->wcase == CASE_BUBBLE || w->wcase == CASE_DENSITY_CURRENT ? WX_CASE_WIND_BUBBLE : 0.0;
-  double adv = ((fabs(w->u0) + extra) / w->dx + (fabs(w->v0) + (w->dimensions == 2 ? 0.0 : extra)) / w->dy) * w->dt;
+  double extra =
+      w->wcase == CASE_BUBBLE || w->wcase == CASE_DENSITY_CURRENT ? WX_CASE_WIND_BUBBLE : 0.0;
+  double adv =
+      ((fabs(w->u0) + extra) / w->dx + (fabs(w->v0) + (w->dimensions == 2 ? 0.0 : extra)) / w->dy) *
+      w->dt;
   if (adv > WX_MAX_ADVECTIVE_COURANT) {
-    snprintf(what, sizeof what,
-             "dt %g violates the CFL limit: advective Courant number %.3f (winds up to %.0f, %.0f m/s) "
-             "exceeds %.2f; lower dt",
-             w->dt, adv, fabs(w->u0) + extra, fabs(w->v0) + extra, WX_MAX_ADVECTIVE_COURANT);
+    snprintf(
+        what, sizeof what,
+        "dt %g violates the CFL limit: advective Courant number %.3f (winds up to %.0f, %.0f m/s) "
+        "exceeds %.2f; lower dt",
+        w->dt, adv, fabs(w->u0) + extra, fabs(w->v0) + extra, WX_MAX_ADVECTIVE_COURANT);
     deck_fail(ctx, w, "time", "dt", what);
   }
   double dn = w->diffusion * w->dt * (1.0 / (w->dx * w->dx) + ry2 + 1.0 / (w->dz * w->dz));
   if (dn > WX_MAX_DIFFUSION_NUMBER) {
-    snprintf(what, sizeof what, "diffusion %g m2/s with dt %g: the diffusion number %.3f exceeds %.2f; lower dt",
+    snprintf(what, sizeof what,
+             "diffusion %g m2/s with dt %g: the diffusion number %.3f exceeds %.2f; lower dt",
              w->diffusion, w->dt, dn, WX_MAX_DIFFUSION_NUMBER);
     deck_fail(ctx, w, "physics", "diffusion", what);
   }
-  if (!w->perturbation_name[0] || !strcmp(w->perturbation_name, "theta")) w->perturbation = PERTURB_THETA;
-  else if (!strcmp(w->perturbation_name, "temperature")) w->perturbation = PERTURB_TEMPERATURE;
-  else deck_fail(ctx, w, "physics", "bubble_perturbation", "must be theta (a potential temperature perturbation) or temperature");
-  if (w->dimensions == 2 && (w->v0 != 0.0 || w->wcase == CASE_WEATHER || w->wcase == CASE_ADVECTION))
-    deck_fail(ctx, w, "grid", "dimensions", "a 2-D (x-z) case has no wind along y (v0 = 0) and is bubble or density_current");
+  if (!w->perturbation_name[0] || !strcmp(w->perturbation_name, "theta"))
+    w->perturbation = PERTURB_THETA;
+  else if (!strcmp(w->perturbation_name, "temperature"))
+    w->perturbation = PERTURB_TEMPERATURE;
+  else
+    deck_fail(ctx, w, "physics", "bubble_perturbation",
+              "must be theta (a potential temperature perturbation) or temperature");
+  if (w->dimensions == 2 &&
+      (w->v0 != 0.0 || w->wcase == CASE_WEATHER || w->wcase == CASE_ADVECTION))
+    deck_fail(ctx, w, "grid", "dimensions",
+              "a 2-D (x-z) case has no wind along y (v0 = 0) and is bubble or density_current");
   if (w->bubble_radius_x <= 0) w->bubble_radius_x = 2000.0;
   if (w->bubble_radius_y <= 0) w->bubble_radius_y = w->bubble_radius_x;
   if (w->bubble_radius_z <= 0) w->bubble_radius_z = 2000.0;
@@ -140,15 +159,18 @@ void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
   o->input = "inputs/weather/tiny.ini";
   o->steps = -1;
   fb_option_string(ctx, "input", 'i', &o->input, "DECK", "input deck (inputs/weather/*.ini)");
-  fb_option_int(ctx, "steps", 'n', &o->steps, 0, 1000000000, "STEPS", "time steps, overriding the deck");
+  fb_option_int(ctx, "steps", 'n', &o->steps, 0, 1000000000, "STEPS",
+                "time steps, overriding the deck");
   fb_option_default(ctx, "the deck's");
   fb_option_dims3(ctx, "grid", 0, o->grid, "process grid PxQx1 (x by y; full columns)");
   fb_option_default(ctx, "near-square, P <= Q");
-  fb_option_string(ctx, "output-dir", 'o', &o->outdir, "DIR", "folder for history and restart files");
+  fb_option_string(ctx, "output-dir", 'o', &o->outdir, "DIR",
+                   "folder for history and restart files");
   fb_option_default(ctx, "the deck's, else .");
   fb_option_string(ctx, "restart", 0, &o->restart, "FILE", "write a restart file at the end");
   fb_option_string(ctx, "read-restart", 0, &o->read_restart, "FILE", "start from a restart file");
-  fb_option_flag(ctx, "no-output", 0, &w->no_output, "write no history or restart (pure compute and communication)");
+  fb_option_flag(ctx, "no-output", 0, &w->no_output,
+                 "write no history or restart (pure compute and communication)");
   fb_parse_options(ctx, argc, argv,
                    "A WRF-like 3-D dry compressible dynamical core: C grid, flux form, WRF's\n"
                    "RK3 with 5th-order horizontal and 3rd-order vertical advection, split-\n"
@@ -174,22 +196,29 @@ void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
   if (o->outdir) snprintf(w->output_dir, sizeof w->output_dir, "%s", o->outdir);
   if (o->restart) snprintf(w->restart_out, sizeof w->restart_out, "%s", o->restart);
   if (o->read_restart) snprintf(w->restart_in, sizeof w->restart_in, "%s", o->read_restart);
-  if (o->grid[2] > 1) fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %dx%dx%d splits columns; the third must be 1", o->grid[0], o->grid[1], o->grid[2]);
+  if (o->grid[2] > 1)
+    fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %dx%dx%d splits columns; the third must be 1",
+            o->grid[0], o->grid[1], o->grid[2]);
   w->grid[0] = o->grid[0];
   w->grid[1] = o->grid[1];
   w->grid[2] = 1;
   if (w->restart_every > 0 && !w->restart_out[0] && !w->no_output)
     deck_fail(ctx, w, "output", "restart_interval",
-              "restart_interval needs restart_file or --restart (the name each restart is written under)");
+              "restart_interval needs restart_file or --restart (the name each restart is written "
+              "under)");
   if (w->no_output && (o->restart || o->outdir))
-    fb_fail(ctx, FB_EXIT_USAGE, "--no-output contradicts --%s", o->restart ? "restart" : "output-dir");
+    fb_fail(ctx, FB_EXIT_USAGE, "--no-output contradicts --%s",
+            o->restart ? "restart" : "output-dir");
   if (w->no_output) w->history_every = 0, w->restart_out[0] = '\0', w->restart_every = 0;
   if (w->steps == 0 && !w->restart_out[0])
-    fb_fail(ctx, FB_EXIT_USAGE, "%s: 0 steps: nothing to run or measure (-n/--steps, or the deck's steps)", w->deck_path);
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "%s: 0 steps: nothing to run or measure (-n/--steps, or the deck's steps)",
+            w->deck_path);
   if (w->history_every > 0) {
     char path[2 * WX_PATH + 40];
     wx_history_path(w, path, sizeof path);
-    fb_check_output_path(ctx, o->outdir ? "option --output-dir" : "the deck's output_dir (history file)", path);
+    fb_check_output_path(
+        ctx, o->outdir ? "option --output-dir" : "the deck's output_dir (history file)", path);
   }
   if (w->restart_out[0]) {
     char path[2 * WX_PATH + 8];

@@ -31,15 +31,16 @@ enum { AT_CENTRE = 0, AT_U = 1, AT_V = 2, AT_W = 3 };
  * quantity, carrier the momentum; 1: momentum along its own direction,
  * carrier at cell centres; 2: momentum across, carrier at cell edges.
  * Called with constants, so every variant is a plain vectorisable loop. */
-static inline void flux_row(const double *restrict phi, const double *restrict mom, const double *restrict rho,
-                            double *restrict flux, int n, ptrdiff_t s, ptrdiff_t back, const int mode,
-                            const int vertical) {
+static inline void flux_row(const double *restrict phi, const double *restrict mom,
+                            const double *restrict rho, double *restrict flux, int n, ptrdiff_t s,
+                            ptrdiff_t back, const int mode, const int vertical) {
   for (int k = 0; k < n; k++) {
     double m;
     if (mode == 0) {
       m = mom[k];
     } else {
-      double rf = mode == 1 ? rho[k - back] : 0.25 * (rho[k] + rho[k - back] + rho[k - s] + rho[k - back - s]);
+      double rf = mode == 1 ? rho[k - back]
+                            : 0.25 * (rho[k] + rho[k - back] + rho[k - s] + rho[k - back - s]);
       m = 0.5 * (mom[k] + mom[k - back]) / rf;
     }
     double q = vertical ? interp3(phi + k, s, m) : interp5(phi + k, s, m);
@@ -50,8 +51,8 @@ static inline void flux_row(const double *restrict phi, const double *restrict m
 /* -(beta / (16 dt)) (d_x^4 + d_y^4) f added to one column's tendency:
  * damps the 2-dx wave by the fraction beta per step and direction, leaves
  * smooth fields alone. */
-static inline void hyperviscosity_column(const double *restrict f, ptrdiff_t si, ptrdiff_t sj, int nz,
-                                         double coef, double *restrict tend) {
+static inline void hyperviscosity_column(const double *restrict f, ptrdiff_t si, ptrdiff_t sj,
+                                         int nz, double coef, double *restrict tend) {
   for (int k = 0; k < nz; k++) {
     double dx4 = f[k - 2 * si] - 4.0 * f[k - si] + 6.0 * f[k] - 4.0 * f[k + si] + f[k + 2 * si];
     double dy4 = f[k - 2 * sj] - 4.0 * f[k - sj] + 6.0 * f[k] - 4.0 * f[k + sj] + f[k + 2 * sj];
@@ -60,11 +61,14 @@ static inline void hyperviscosity_column(const double *restrict f, ptrdiff_t si,
 }
 
 /* One line of fluxes with the mode known at compile time in each branch. */
-static inline void flux_line(const double *phi, const double *mom, const double *rho, double *flux, int n,
-                             ptrdiff_t s, ptrdiff_t back, int mode, const int vertical) {
-  if (mode == 0) flux_row(phi, mom, rho, flux, n, s, back, 0, vertical);
-  else if (mode == 1) flux_row(phi, mom, rho, flux, n, s, back, 1, vertical);
-  else flux_row(phi, mom, rho, flux, n, s, back, 2, vertical);
+static inline void flux_line(const double *phi, const double *mom, const double *rho, double *flux,
+                             int n, ptrdiff_t s, ptrdiff_t back, int mode, const int vertical) {
+  if (mode == 0)
+    flux_row(phi, mom, rho, flux, n, s, back, 0, vertical);
+  else if (mode == 1)
+    flux_row(phi, mom, rho, flux, n, s, back, 1, vertical);
+  else
+    flux_row(phi, mom, rho, flux, n, s, back, 2, vertical);
 }
 
 /* Advective tendency -div(flux) of the owned cells, written to tend (the
@@ -114,7 +118,8 @@ static void advect(Weather *w, double *const *q, const double *phi, int stagger,
         flux_line(phi + c0, mw + c0, rho + c0, fz, nz + 1, 1, back, mz, 1);
         double *restrict out = tend + c0;
         for (int k = 0; k < nz; k++) {
-          out[k] = ((0.0 - (fx[k] - west[k]) * rdx) - (north[k] - south[k]) * rdy) - (fz[k + 1] - fz[k]) * rdz;
+          out[k] = ((0.0 - (fx[k] - west[k]) * rdx) - (north[k] - south[k]) * rdy) -
+                   (fz[k + 1] - fz[k]) * rdz;
           west[k] = fx[k];
         }
         if (hv) hyperviscosity_column(hv + c0, si, sj, nz, hv_coef, out);
@@ -165,8 +170,9 @@ static inline void eos_series_column(int nz, const double *restrict coef, const 
 }
 
 /* pnl of one column, levels 0..nz-1, from Theta' (theta); x is work space */
-static void nonlinear_pressure(const Weather *w, const EosSeries *e, const double *restrict inv_big0,
-                               const double *restrict theta, double *restrict x, double *restrict pnl) {
+static void nonlinear_pressure(const Weather *w, const EosSeries *e,
+                               const double *restrict inv_big0, const double *restrict theta,
+                               double *restrict x, double *restrict pnl) {
   const int H = WX_HALO, nz = w->nz;
   const double *restrict p0 = w->p0c + H;
   double xmax = 0.0;
@@ -176,9 +182,12 @@ static void nonlinear_pressure(const Weather *w, const EosSeries *e, const doubl
     double ax = fabs(x[k]);
     xmax = ax > xmax ? ax : xmax; /* not fmax: a library call; a NaN goes on to the finite checks */
   }
-  if (xmax <= eos_tiers[0].x_max) eos_series_column(nz, e->coef, eos_tiers[0].terms, x, p0, pnl);
-  else if (xmax <= eos_tiers[1].x_max) eos_series_column(nz, e->coef, eos_tiers[1].terms, x, p0, pnl);
-  else eos_series_column(nz, e->coef, eos_tiers[2].terms, x, p0, pnl);
+  if (xmax <= eos_tiers[0].x_max)
+    eos_series_column(nz, e->coef, eos_tiers[0].terms, x, p0, pnl);
+  else if (xmax <= eos_tiers[1].x_max)
+    eos_series_column(nz, e->coef, eos_tiers[1].terms, x, p0, pnl);
+  else
+    eos_series_column(nz, e->coef, eos_tiers[2].terms, x, p0, pnl);
   if (xmax <= eos_tiers[2].x_max) return;
   const double c0 = wx_c0();
   for (int k = 0; k < nz; k++)
@@ -191,8 +200,9 @@ static void nonlinear_pressure(const Weather *w, const EosSeries *e, const doubl
 /* Full density, specific theta and tracers of one column. */
 static void specific_column(int nz, const double *restrict rho0, const double *restrict theta0,
                             const double *restrict rho_p, const double *restrict big_p,
-                            const double *restrict q1, const double *restrict q2, double *restrict rho_full,
-                            double *restrict theta, double *restrict q1s, double *restrict q2s) {
+                            const double *restrict q1, const double *restrict q2,
+                            double *restrict rho_full, double *restrict theta, double *restrict q1s,
+                            double *restrict q2s) {
   for (int k = 0; k < nz; k++) {
     double rho = rho0[k] + rho_p[k];
     rho_full[k] = rho;
@@ -211,7 +221,8 @@ static void diagnose(Weather *w, double *const *q) {
   const EosSeries eos = eos_series();
   double inv_big0[nz];
   for (int k = 0; k < nz; k++) inv_big0[k] = 1.0 / (w->rho0c[k + H] * w->theta0c[k + H]);
-  double *const centred[] = {w->rho_full, w->spec[F_THETA], w->spec[F_Q1], w->spec[F_Q2], q[F_U], q[F_V]};
+  double *const centred[] = {w->rho_full,   w->spec[F_THETA], w->spec[F_Q1],
+                             w->spec[F_Q2], q[F_U],           q[F_V]};
 #pragma omp parallel
   {
     double x[nz];
@@ -219,9 +230,9 @@ static void diagnose(Weather *w, double *const *q) {
     for (int i = -H; i < w->nx + H; i++)
       for (int j = -H; j < w->ny + H; j++) {
         size_t c0i = wx_idx(w, i, j, 0);
-        specific_column(nz, w->rho0c + H, w->theta0c + H, q[F_RHO] + c0i, q[F_THETA] + c0i, q[F_Q1] + c0i,
-                        q[F_Q2] + c0i, w->rho_full + c0i, w->spec[F_THETA] + c0i, w->spec[F_Q1] + c0i,
-                        w->spec[F_Q2] + c0i);
+        specific_column(nz, w->rho0c + H, w->theta0c + H, q[F_RHO] + c0i, q[F_THETA] + c0i,
+                        q[F_Q1] + c0i, q[F_Q2] + c0i, w->rho_full + c0i, w->spec[F_THETA] + c0i,
+                        w->spec[F_Q1] + c0i, w->spec[F_Q2] + c0i);
         /* the pressure gradient reads one cell west and south of the owned ones */
         if (i >= -1 && i < w->nx && j >= -1 && j < w->ny)
           nonlinear_pressure(w, &eos, inv_big0, q[F_THETA] + c0i, x, w->pnl + c0i);
@@ -245,11 +256,13 @@ static void diagnose(Weather *w, double *const *q) {
  * linear theta0-flux divergence at the stage state, added to Theta''s
  * tendency and taken away by the small steps as they go (continuity is
  * linear in the momenta: all of it in the small steps). */
-static void pressure_gradient_column(int nz, ptrdiff_t si, ptrdiff_t sj, double rdx, double rdy, double rdz,
-                                     const double *restrict th0c, const double *restrict th0f,
-                                     const double *restrict p, const double *restrict U,
-                                     const double *restrict V, const double *restrict W, double *restrict tu,
-                                     double *restrict tv, double *restrict tw, double *restrict tt) {
+static void pressure_gradient_column(int nz, ptrdiff_t si, ptrdiff_t sj, double rdx, double rdy,
+                                     double rdz, const double *restrict th0c,
+                                     const double *restrict th0f, const double *restrict p,
+                                     const double *restrict U, const double *restrict V,
+                                     const double *restrict W, double *restrict tu,
+                                     double *restrict tv, double *restrict tw,
+                                     double *restrict tt) {
   for (int k = 0; k < nz; k++) {
     tu[k] -= (p[k] - p[k - si]) * rdx;
     tv[k] -= (p[k] - p[k - sj]) * rdy;
@@ -273,8 +286,8 @@ static inline double face_velocity(const double *mom, const double *rho, size_t 
  * (free slip), and a W column has its own vertical flux points. */
 typedef struct {
   const double *mom, *rho;
-  ptrdiff_t stagger;  /* 0 for cell-centred phi (theta), else the face's stride */
-  const double *phi;  /* cell-centred phi (stagger 0) */
+  ptrdiff_t stagger; /* 0 for cell-centred phi (theta), else the face's stride */
+  const double *phi; /* cell-centred phi (stagger 0) */
 } Diffused;
 
 static inline double phi_at(const Diffused *d, size_t c) {
@@ -288,7 +301,8 @@ static inline double rho_between(const double *rho, size_t c, ptrdiff_t s, ptrdi
   return 0.25 * (rho[c] + rho[c + s] + rho[c - st] + rho[c + s - st]);
 }
 
-static void diffuse_column(const Weather *w, const Diffused *d, size_t c0, int k0, int k1, double *tend) {
+static void diffuse_column(const Weather *w, const Diffused *d, size_t c0, int k0, int k1,
+                           double *tend) {
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
   const double nu = w->diffusion, rdx2 = 1.0 / (w->dx * w->dx), rdy2 = 1.0 / (w->dy * w->dy),
                rdz2 = 1.0 / (w->dz * w->dz);
@@ -302,8 +316,10 @@ static void diffuse_column(const Weather *w, const Diffused *d, size_t c0, int k
     double fy = rho_between(rho, c, sj, st) * (phi_at(d, c + sj) - p) -
                 rho_between(rho, c - sj, sj, st) * (p - phi_at(d, c - sj));
     double fz = 0.0;
-    if (st == 1) { /* w on the faces 1..nz-1: fluxes at the cells between them, w = 0 at floor and lid */
-      fz = rho[c] * (phi_at(d, c + 1) * (k + 1 < w->nz) - p) - rho[c - 1] * (p - phi_at(d, c - 1) * (k - 1 > 0));
+    if (st ==
+        1) { /* w on the faces 1..nz-1: fluxes at the cells between them, w = 0 at floor and lid */
+      fz = rho[c] * (phi_at(d, c + 1) * (k + 1 < w->nz) - p) -
+           rho[c - 1] * (p - phi_at(d, c - 1) * (k - 1 > 0));
     } else {
       if (k + 1 < w->nz) fz += rho_between(rho, c, 1, st) * (phi_at(d, c + 1) - p);
       if (k > 0) fz -= rho_between(rho, c - 1, 1, st) * (p - phi_at(d, c - 1));
@@ -328,7 +344,8 @@ static void diffusion(Weather *w, double *const *q) {
   for (int i = 0; i < w->nx; i++)
     for (int j = 0; j < w->ny; j++) {
       const size_t c0 = wx_idx(w, i, j, 0);
-      for (int v = 0; v < 4; v++) diffuse_column(w, &quantities[v], c0, v == 2 ? 1 : 0, w->nz, tends[v]);
+      for (int v = 0; v < 4; v++)
+        diffuse_column(w, &quantities[v], c0, v == 2 ? 1 : 0, w->nz, tends[v]);
     }
 }
 
@@ -350,9 +367,9 @@ static void slow_tendencies(Weather *w, double *const *q) {
   for (int i = 0; i < w->nx; i++)
     for (int j = 0; j < w->ny; j++) {
       const size_t c = wx_idx(w, i, j, 0);
-      pressure_gradient_column(nz, si, sj, rdx, rdy, rdz, w->theta0c + H, w->theta0f + H, w->pnl + c,
-                               q[F_U] + c, q[F_V] + c, q[F_W] + c, w->tend[F_U] + c, w->tend[F_V] + c,
-                               w->tend[F_W] + c, w->tend[F_THETA] + c);
+      pressure_gradient_column(nz, si, sj, rdx, rdy, rdz, w->theta0c + H, w->theta0f + H,
+                               w->pnl + c, q[F_U] + c, q[F_V] + c, q[F_W] + c, w->tend[F_U] + c,
+                               w->tend[F_V] + c, w->tend[F_W] + c, w->tend[F_THETA] + c);
     }
 }
 

@@ -36,15 +36,15 @@ typedef struct {
 } IoStatus;
 
 /* Runs a NetCDF call unless an earlier one failed; records the first error. */
-#define IO(st, call)                                                          \
-  do {                                                                        \
-    if (!(st)->rc) {                                                          \
-      int io_rc_ = (call);                                                    \
-      if (io_rc_ != NC_NOERR) {                                               \
-        (st)->rc = FB_EXIT_RUNTIME;                                           \
-        snprintf((st)->msg, sizeof (st)->msg, "%s", nc_strerror(io_rc_));     \
-      }                                                                       \
-    }                                                                         \
+#define IO(st, call)                                                                               \
+  do {                                                                                             \
+    if (!(st)->rc) {                                                                               \
+      int io_rc_ = (call);                                                                         \
+      if (io_rc_ != NC_NOERR) {                                                                    \
+        (st)->rc = FB_EXIT_RUNTIME;                                                                \
+        snprintf((st)->msg, sizeof(st)->msg, "%s", nc_strerror(io_rc_));                           \
+      }                                                                                            \
+    }                                                                                              \
   } while (0)
 
 /* Does this rank hold the open file? (every rank with parallel NetCDF) */
@@ -61,7 +61,9 @@ static void io_create(FbContext *ctx, const char *path, int *ncid, IoStatus *st)
 
 static void io_collective(int ncid, int varid, IoStatus *st) {
 #ifdef WX_SERIAL_NETCDF
-  (void)ncid; (void)varid; (void)st;
+  (void)ncid;
+  (void)varid;
+  (void)st;
 #else
   IO(st, nc_var_par_access(ncid, varid, NC_COLLECTIVE));
 #endif
@@ -69,31 +71,44 @@ static void io_collective(int ncid, int varid, IoStatus *st) {
 
 /* Writes each rank's block (start, count over ndims dimensions) of a
  * variable: directly, or through rank 0. Collective in both cases. */
-static void io_put_block(FbContext *ctx, int ncid, int varid, int ndims, const size_t *start, const size_t *count,
-                         const void *data, int is_float, IoStatus *st) {
+static void io_put_block(FbContext *ctx, int ncid, int varid, int ndims, const size_t *start,
+                         const size_t *count, const void *data, int is_float, IoStatus *st) {
 #ifdef WX_SERIAL_NETCDF
   size_t elem = is_float ? sizeof(float) : sizeof(double), n = 1;
   for (int d = 0; d < ndims; d++) n *= count[d];
   unsigned long long meta[8] = {0};
-  for (int d = 0; d < ndims && d < 4; d++) { meta[d] = start[d]; meta[4 + d] = count[d]; }
+  for (int d = 0; d < ndims && d < 4; d++) {
+    meta[d] = start[d];
+    meta[4 + d] = count[d];
+  }
   WxGathered g;
   int ok = wx_gather_blocks(ctx, meta, data, n * elem, &g);
   if (ctx->rank == 0) {
-    if (!ok && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "out of memory gathering a field"); }
+    if (!ok && !st->rc) {
+      st->rc = FB_EXIT_RUNTIME;
+      snprintf(st->msg, sizeof st->msg, "out of memory gathering a field");
+    }
     for (int r = 0; ok && r < ctx->size; r++) {
       size_t s[4], c[4];
-      for (int d = 0; d < ndims; d++) { s[d] = g.meta[8 * r + d]; c[d] = g.meta[8 * r + 4 + d]; }
+      for (int d = 0; d < ndims; d++) {
+        s[d] = g.meta[8 * r + d];
+        c[d] = g.meta[8 * r + 4 + d];
+      }
       const void *block = g.data + g.offset[r];
-      if (is_float) IO(st, nc_put_vara_float(ncid, varid, s, c, block));
-      else IO(st, nc_put_vara_double(ncid, varid, s, c, block));
+      if (is_float)
+        IO(st, nc_put_vara_float(ncid, varid, s, c, block));
+      else
+        IO(st, nc_put_vara_double(ncid, varid, s, c, block));
     }
   }
   wx_gathered_free(&g);
 #else
   (void)ctx;
   (void)ndims;
-  if (is_float) IO(st, nc_put_vara_float(ncid, varid, start, count, data));
-  else IO(st, nc_put_vara_double(ncid, varid, start, count, data));
+  if (is_float)
+    IO(st, nc_put_vara_float(ncid, varid, start, count, data));
+  else
+    IO(st, nc_put_vara_double(ncid, varid, start, count, data));
 #endif
 }
 
@@ -127,13 +142,18 @@ static void io_commit(FbContext *ctx, const char *tmp, const char *path, IoStatu
   long long bad = 0;
   if (ctx->rank == 0) {
     char target[4096];
-    if (st->rc) fb_temp_discard(tmp);
-    else bad = fb_output_target(path, target, sizeof target) || fb_temp_commit(tmp, target);
+    if (st->rc)
+      fb_temp_discard(tmp);
+    else
+      bad = fb_output_target(path, target, sizeof target) || fb_temp_commit(tmp, target);
   } else {
     fb_temp_forget(tmp);
   }
   fb_allreduce_max_ll(ctx, FB_NO_PHASE, &bad, 1);
-  if (bad && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "cannot rename the temporary file"); }
+  if (bad && !st->rc) {
+    st->rc = FB_EXIT_RUNTIME;
+    snprintf(st->msg, sizeof st->msg, "cannot rename the temporary file");
+  }
 }
 
 /* --------------------------------------------------------------- history */
@@ -190,7 +210,8 @@ static void wrf_time(double seconds, char out[20]) {
     m++;
   }
   char buf[64];
-  snprintf(buf, sizeof buf, "%04d-%02d-%02lld_%02lld:%02lld:%02lld", y, m, days + 1, rem / 3600, rem / 60 % 60, rem % 60);
+  snprintf(buf, sizeof buf, "%04d-%02d-%02lld_%02lld:%02lld:%02lld", y, m, days + 1, rem / 3600,
+           rem / 60 % 60, rem % 60);
   memcpy(out, buf, 19);
   out[19] = '\0';
 }
@@ -202,7 +223,8 @@ void wx_history_path(const Weather *w, char *path, size_t len) {
 /* A coordinate variable of cell centres with its cell bounds (CF). */
 static void coordinate(int ncid, int dim, int nv, int a, int *varid, int *bnds, IoStatus *st) {
   static const char *const axis[3] = {"X", "Y", "Z"};
-  static const char *const long_name[3] = {"x of cell centres", "y of cell centres", "height of cell centres"};
+  static const char *const long_name[3] = {"x of cell centres", "y of cell centres",
+                                           "height of cell centres"};
   char name[32];
   IO(st, nc_def_var(ncid, AXES[a], NC_DOUBLE, 1, &dim, varid));
   IO(st, put_text(ncid, *varid, "units", "m"));
@@ -225,37 +247,52 @@ static void history_attributes(const FbContext *ctx, const Weather *w, int ncid,
   IO(st, put_text(ncid, NC_GLOBAL, "Conventions", "CF-1.8"));
   IO(st, put_text(ncid, NC_GLOBAL, "title", "halo_weather history"));
   IO(st, put_text(ncid, NC_GLOBAL, "institution", "fabricbench"));
-  snprintf(text, sizeof text, "fabricbench halo_weather %s (git %s), a WRF-like dynamical core", fb_version(),
-           fb_build_git());
+  snprintf(text, sizeof text, "fabricbench halo_weather %s (git %s), a WRF-like dynamical core",
+           fb_version(), fb_build_git());
   IO(st, put_text(ncid, NC_GLOBAL, "source", text));
-  snprintf(text, sizeof text, "%s: created by %s -i %s on %d ranks", ctx->started_utc, ctx->program, w->deck_path,
-           ctx->size);
+  snprintf(text, sizeof text, "%s: created by %s -i %s on %d ranks", ctx->started_utc, ctx->program,
+           w->deck_path, ctx->size);
   IO(st, put_text(ncid, NC_GLOBAL, "history", text));
   IO(st, put_text(ncid, NC_GLOBAL, "date_created", ctx->started_utc));
   IO(st, put_text(ncid, NC_GLOBAL, "fabricbench_version", fb_version()));
   IO(st, put_text(ncid, NC_GLOBAL, "fabricbench_git", fb_build_git()));
   IO(st, put_text(ncid, NC_GLOBAL, "case", w->case_name));
-  IO(st, put_text(ncid, NC_GLOBAL, "bubble_perturbation", w->perturbation == PERTURB_TEMPERATURE ? "temperature" : "theta"));
+  IO(st, put_text(ncid, NC_GLOBAL, "bubble_perturbation",
+                  w->perturbation == PERTURB_TEMPERATURE ? "temperature" : "theta"));
   IO(st, put_text(ncid, NC_GLOBAL, "fabricbench_deck", w->deck_text ? w->deck_text : ""));
   const struct {
     const char *name;
     double value;
-  } params[] = {{"DX", w->dx}, {"DY", w->dy}, {"DZ", w->dz}, {"ZTOP", w->ztop}, {"DT", w->dt},
-                {"acoustic_substeps", (double)w->acoustic_substeps}, {"dimensions", (double)w->dimensions},
-                {"theta_surface", w->theta_surface}, {"brunt_vaisala", w->brunt_vaisala}, {"u0", w->u0},
-                {"v0", w->v0}, {"bubble_dtheta", w->bubble_dtheta}, {"bubble_radius_x", w->bubble_radius_x},
-                {"bubble_radius_y", w->bubble_radius_y}, {"bubble_radius_z", w->bubble_radius_z},
-                {"bubble_x", w->bubble_x}, {"bubble_y", w->bubble_y}, {"bubble_z", w->bubble_z},
-                {"hyperviscosity", w->hyperviscosity}, {"divergence_damping", w->divergence_damping},
-                {"offcentering", w->offcentering}, {"diffusion", w->diffusion}};
+  } params[] = {{"DX", w->dx},
+                {"DY", w->dy},
+                {"DZ", w->dz},
+                {"ZTOP", w->ztop},
+                {"DT", w->dt},
+                {"acoustic_substeps", (double)w->acoustic_substeps},
+                {"dimensions", (double)w->dimensions},
+                {"theta_surface", w->theta_surface},
+                {"brunt_vaisala", w->brunt_vaisala},
+                {"u0", w->u0},
+                {"v0", w->v0},
+                {"bubble_dtheta", w->bubble_dtheta},
+                {"bubble_radius_x", w->bubble_radius_x},
+                {"bubble_radius_y", w->bubble_radius_y},
+                {"bubble_radius_z", w->bubble_radius_z},
+                {"bubble_x", w->bubble_x},
+                {"bubble_y", w->bubble_y},
+                {"bubble_z", w->bubble_z},
+                {"hyperviscosity", w->hyperviscosity},
+                {"divergence_damping", w->divergence_damping},
+                {"offcentering", w->offcentering},
+                {"diffusion", w->diffusion}};
   for (size_t k = 0; k < sizeof params / sizeof params[0]; k++)
     IO(st, nc_put_att_double(ncid, NC_GLOBAL, params[k].name, NC_DOUBLE, 1, &params[k].value));
 }
 
 /* The coordinates, their bounds and the base state (rank 0's data; the
  * others take part with empty blocks). */
-static void history_constants(FbContext *ctx, const Weather *w, const int *cv, const int *bnds, const int *base,
-                              IoStatus *st) {
+static void history_constants(FbContext *ctx, const Weather *w, const int *cv, const int *bnds,
+                              const int *base, IoStatus *st) {
   WxHistory *h = (WxHistory *)&w->hist;
   for (int a = 0; a < 3; a++) {
     io_collective(h->ncid, cv[a], st);
@@ -263,10 +300,14 @@ static void history_constants(FbContext *ctx, const Weather *w, const int *cv, c
     size_t n = ctx->rank == 0 ? (size_t)w->n[a] : 0, start[2] = {0, 0}, count[2] = {n, 2};
     double step = a == 0 ? w->dx : a == 1 ? w->dy : w->dz;
     double *c = malloc(((size_t)w->n[a] + 1) * 2 * sizeof *c);
-    if (!c && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "out of memory"); }
+    if (!c && !st->rc) {
+      st->rc = FB_EXIT_RUNTIME;
+      snprintf(st->msg, sizeof st->msg, "out of memory");
+    }
     for (size_t p = 0; c && p < n; p++) c[p] = ((double)p + 0.5) * step;
     if (c) IO(st, nc_put_vara_double(h->ncid, cv[a], start, count, c));
-    for (size_t p = 0; c && p < n; p++) c[2 * p] = (double)p * step, c[2 * p + 1] = (double)(p + 1) * step;
+    for (size_t p = 0; c && p < n; p++)
+      c[2 * p] = (double)p * step, c[2 * p + 1] = (double)(p + 1) * step;
     if (c) IO(st, nc_put_vara_double(h->ncid, bnds[a], start, count, c));
     free(c);
   }
@@ -297,7 +338,8 @@ static void history_define(FbContext *ctx, Weather *w, IoStatus *st) {
   IO(st, put_text(h->ncid, h->time, "long_name", "simulated time"));
   IO(st, put_text(h->ncid, h->time, "calendar", "proleptic_gregorian"));
   IO(st, put_text(h->ncid, h->time, "axis", "T"));
-  IO(st, nc_def_var(h->ncid, "XTIME", NC_DOUBLE, 1, dims, &h->xtime)); /* WRF's: minutes since the start */
+  IO(st, nc_def_var(h->ncid, "XTIME", NC_DOUBLE, 1, dims,
+                    &h->xtime)); /* WRF's: minutes since the start */
   IO(st, put_text(h->ncid, h->xtime, "units", "minutes since 2000-01-01 00:00:00"));
   IO(st, put_text(h->ncid, h->xtime, "long_name", "minutes since the simulation start"));
   for (int a = 0; a < 3; a++) coordinate(h->ncid, dims[4 - a], dims[5], a, &cv[a], &bnds[a], st);
@@ -311,7 +353,8 @@ static void history_define(FbContext *ctx, Weather *w, IoStatus *st) {
     IO(st, nc_def_var(h->ncid, HISTORY[v].name, NC_FLOAT, 4, fdims, &h->varid[v]));
     IO(st, put_text(h->ncid, h->varid[v], "units", HISTORY[v].units));
     IO(st, put_text(h->ncid, h->varid[v], "long_name", HISTORY[v].long_name));
-    if (HISTORY[v].standard_name[0]) IO(st, put_text(h->ncid, h->varid[v], "standard_name", HISTORY[v].standard_name));
+    if (HISTORY[v].standard_name[0])
+      IO(st, put_text(h->ncid, h->varid[v], "standard_name", HISTORY[v].standard_name));
     io_collective(h->ncid, h->varid[v], st);
   }
   io_collective(h->ncid, h->times, st);
@@ -338,7 +381,10 @@ static void copy_file(FbContext *ctx, const char *from, const char *to, IoStatus
     if (out && fclose(out)) bad = 1;
   }
   fb_allreduce_max_ll(ctx, FB_NO_PHASE, &bad, 1);
-  if (bad && !st->rc) { st->rc = FB_EXIT_RUNTIME; snprintf(st->msg, sizeof st->msg, "cannot copy %s to append to it", from); }
+  if (bad && !st->rc) {
+    st->rc = FB_EXIT_RUNTIME;
+    snprintf(st->msg, sizeof st->msg, "cannot copy %s to append to it", from);
+  }
 }
 
 /* Opens the copy of an earlier segment's history and finds its variables;
@@ -355,11 +401,13 @@ static int history_reopen(FbContext *ctx, Weather *w, double first_time, IoStatu
     int dim;
     size_t frames = 0, len;
     for (int a = 0; a < 3 && ok; a++)
-      ok = !nc_inq_dimid(h->ncid, AXES[a], &dim) && !nc_inq_dimlen(h->ncid, dim, &len) && len == (size_t)w->n[a];
+      ok = !nc_inq_dimid(h->ncid, AXES[a], &dim) && !nc_inq_dimlen(h->ncid, dim, &len) &&
+           len == (size_t)w->n[a];
     ok = ok && !nc_inq_dimid(h->ncid, "Time", &dim) && !nc_inq_dimlen(h->ncid, dim, &frames);
-    ok = ok && !nc_inq_varid(h->ncid, "Times", &h->times) && !nc_inq_varid(h->ncid, "Time", &h->time) &&
-         !nc_inq_varid(h->ncid, "XTIME", &h->xtime);
-    for (int v = 0; v < H_COUNT && ok; v++) ok = !nc_inq_varid(h->ncid, HISTORY[v].name, &h->varid[v]);
+    ok = ok && !nc_inq_varid(h->ncid, "Times", &h->times) &&
+         !nc_inq_varid(h->ncid, "Time", &h->time) && !nc_inq_varid(h->ncid, "XTIME", &h->xtime);
+    for (int v = 0; v < H_COUNT && ok; v++)
+      ok = !nc_inq_varid(h->ncid, HISTORY[v].name, &h->varid[v]);
     double last = -1.0;
     if (ok && frames > 0) {
       size_t at = frames - 1;
@@ -496,12 +544,15 @@ void wx_history_close(FbContext *ctx, Weather *w) {
 
 /* ---------------------------------------------------------------- restart */
 
-static const char *const STATE_NAMES[NFIELDS] = {"U", "V", "W", "RHO_PERT", "THETA_PERT", "Q1", "Q2"};
+static const char *const STATE_NAMES[NFIELDS] = {"U",          "V",  "W", "RHO_PERT",
+                                                 "THETA_PERT", "Q1", "Q2"};
 
 /* a bare name goes to the output folder, a path is taken as it is */
 void wx_restart_path(const Weather *w, char *path, size_t len) {
-  if (strchr(w->restart_out, '/')) snprintf(path, len, "%s", w->restart_out);
-  else snprintf(path, len, "%s/%s", w->output_dir, w->restart_out);
+  if (strchr(w->restart_out, '/'))
+    snprintf(path, len, "%s", w->restart_out);
+  else
+    snprintf(path, len, "%s/%s", w->output_dir, w->restart_out);
 }
 
 /* An interval restart keeps the step in its name (NAME.STEP.nc, before the
@@ -525,8 +576,10 @@ int wx_restart_write(FbContext *ctx, Weather *w, long long step, int interval) {
   fb_timer_start(&ctx->timers, PH_IO);
   double t0 = fb_now();
   double checksum = wx_checksum(ctx, w);
-  if (interval) interval_path(w, step, path, sizeof path);
-  else wx_restart_path(w, path, sizeof path);
+  if (interval)
+    interval_path(w, step, path, sizeof path);
+  else
+    wx_restart_path(w, path, sizeof path);
   if (shared_temp(ctx, path, tmp, sizeof tmp)) {
     st.rc = FB_EXIT_RUNTIME;
     snprintf(st.msg, sizeof st.msg, "no temporary name beside it");
@@ -604,8 +657,8 @@ int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
     }
   }
   if (n[0] != (size_t)w->n[2] || n[1] != (size_t)w->n[1] || n[2] != (size_t)w->n[0]) {
-    snprintf(errout, len, "%s: restart is for a %zux%zux%zu grid, the deck has %lldx%lldx%lld", path, n[2], n[1],
-             n[0], w->n[0], w->n[1], w->n[2]);
+    snprintf(errout, len, "%s: restart is for a %zux%zux%zu grid, the deck has %lldx%lldx%lld",
+             path, n[2], n[1], n[0], w->n[0], w->n[1], w->n[2]);
     goto out;
   }
   double grid[6], checksum;
@@ -613,15 +666,18 @@ int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
   if (nc_get_att_double(ncid, NC_GLOBAL, "grid_dx_dy_ztop_dt_theta_n", grid) ||
       nc_get_att_longlong(ncid, NC_GLOBAL, "step", &step) ||
       nc_get_att_double(ncid, NC_GLOBAL, "fabricbench_checksum", &checksum)) {
-    snprintf(errout, len, "%s: not a halo_weather restart (grid, step or checksum attribute missing)", path);
+    snprintf(errout, len,
+             "%s: not a halo_weather restart (grid, step or checksum attribute missing)", path);
     goto out;
   }
   double want[6] = {w->dx, w->dy, w->ztop, w->dt, w->theta_surface, w->brunt_vaisala};
   for (int a = 0; a < 6; a++)
     if (grid[a] != want[a]) {
-      snprintf(errout, len, "%s: restart is for another grid or base state (dx %g dy %g ztop %g dt %g "
-               "theta %g N %g; the deck: %g %g %g %g %g %g)", path, grid[0], grid[1], grid[2], grid[3], grid[4],
-               grid[5], want[0], want[1], want[2], want[3], want[4], want[5]);
+      snprintf(errout, len,
+               "%s: restart is for another grid or base state (dx %g dy %g ztop %g dt %g "
+               "theta %g N %g; the deck: %g %g %g %g %g %g)",
+               path, grid[0], grid[1], grid[2], grid[3], grid[4], grid[5], want[0], want[1],
+               want[2], want[3], want[4], want[5]);
       goto out;
     }
   buf = malloc((size_t)w->nx * w->ny * w->nz * sizeof *buf + 1);
@@ -630,11 +686,20 @@ int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
     int varid;
     size_t start[3] = {0, (size_t)w->decomp.lo[1], (size_t)w->decomp.lo[0]};
     size_t count[3] = {(size_t)w->nz, (size_t)w->ny, (size_t)w->nx};
-    if (nc_inq_varid(ncid, STATE_NAMES[f], &varid)) { bad = 1; break; }
+    if (nc_inq_varid(ncid, STATE_NAMES[f], &varid)) {
+      bad = 1;
+      break;
+    }
 #ifndef WX_SERIAL_NETCDF
-    if (nc_var_par_access(ncid, varid, NC_COLLECTIVE)) { bad = 1; break; }
+    if (nc_var_par_access(ncid, varid, NC_COLLECTIVE)) {
+      bad = 1;
+      break;
+    }
 #endif
-    if (nc_get_vara_double(ncid, varid, start, count, buf)) { bad = 1; break; }
+    if (nc_get_vara_double(ncid, varid, start, count, buf)) {
+      bad = 1;
+      break;
+    }
     size_t o = 0;
     for (int k = 0; k < w->nz; k++)
       for (int j = 0; j < w->ny; j++)
@@ -647,7 +712,8 @@ int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
     goto out;
   }
   if (wx_checksum(ctx, w) != checksum) {
-    snprintf(errout, len, "%s: damaged restart: the state's checksum differs from the one written", path);
+    snprintf(errout, len, "%s: damaged restart: the state's checksum differs from the one written",
+             path);
     goto out;
   }
   w->start_step = step;

@@ -30,8 +30,10 @@ static int wrf_grid(int size, const int n[3], int dims[3]) {
 
 static double *field(Weather *w, int *bad) {
   double *p = fb_alloc(w->ncell * sizeof *p);
-  if (!p) *bad = 1;
-  else memset(p, 0, w->ncell * sizeof *p);
+  if (!p)
+    *bad = 1;
+  else
+    memset(p, 0, w->ncell * sizeof *p);
   return p;
 }
 
@@ -63,7 +65,8 @@ static void base_state(Weather *w) {
   for (int k = 0; k < nz; k++) {
     double th = w->theta0c[k + H];
     if (k > 0) {
-      /* Newton on p: p + g dz/2 rho(p) = p[k-1] - g dz/2 rho[k-1], rho(p) = (p / c0)^(1/gamma) / theta */
+      /* Newton on p: p + g dz/2 rho(p) = p[k-1] - g dz/2 rho[k-1], rho(p) = (p / c0)^(1/gamma) /
+       * theta */
       double rhs = w->p0c[k - 1 + H] - 0.5 * g * dz * w->rho0c[k - 1 + H];
       for (int it = 0; it < 50; it++) {
         double rho = pow(p / c0, 1.0 / gamma) / th;
@@ -80,8 +83,11 @@ static void base_state(Weather *w) {
   }
   /* the layers below the floor and above the lid mirror the edge levels */
   for (int g2 = 1; g2 <= H; g2++) {
-    w->rho0c[-g2 + H] = w->rho0c[H]; w->p0c[-g2 + H] = w->p0c[H]; w->cs2c[-g2 + H] = w->cs2c[H];
-    w->rho0c[nz - 1 + g2 + H] = w->rho0c[nz - 1 + H]; w->p0c[nz - 1 + g2 + H] = w->p0c[nz - 1 + H];
+    w->rho0c[-g2 + H] = w->rho0c[H];
+    w->p0c[-g2 + H] = w->p0c[H];
+    w->cs2c[-g2 + H] = w->cs2c[H];
+    w->rho0c[nz - 1 + g2 + H] = w->rho0c[nz - 1 + H];
+    w->p0c[nz - 1 + g2 + H] = w->p0c[nz - 1 + H];
     w->cs2c[nz - 1 + g2 + H] = w->cs2c[nz - 1 + H];
   }
 }
@@ -91,14 +97,17 @@ void wx_setup(FbContext *ctx, Weather *w) {
   const int periods[3] = {1, 1, 0};
   int dims[3] = {w->grid[0], w->grid[1], 1}, automatic = !dims[0] && !dims[1];
   if (automatic && !wrf_grid(ctx->size, nglobal, dims))
-    fb_fail(ctx, FB_EXIT_USAGE, "%s: the grid %dx%d is too small for %d ranks: no process grid gives every rank "
-            "%d columns along x and y (the halo)", w->deck_path, nglobal[0], nglobal[1], ctx->size, WX_HALO);
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "%s: the grid %dx%d is too small for %d ranks: no process grid gives every rank "
+            "%d columns along x and y (the halo)",
+            w->deck_path, nglobal[0], nglobal[1], ctx->size, WX_HALO);
   char err[FB_MSG_LEN];
   int rc = fb_decomp_init(&w->decomp, ctx->comm, nglobal, dims, periods, WX_HALO, err, sizeof err);
   if (rc) {
     if (dims[0] * dims[1] != ctx->size) fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %s", err);
-    fb_fail(ctx, FB_EXIT_USAGE, "%s: the grid %dx%d is too small for the halo of %d on some rank: %s",
-            w->deck_path, nglobal[0], nglobal[1], WX_HALO, err);
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "%s: the grid %dx%d is too small for the halo of %d on some rank: %s", w->deck_path,
+            nglobal[0], nglobal[1], WX_HALO, err);
   }
   w->nx = w->decomp.n[0];
   w->ny = w->decomp.n[1];
@@ -135,17 +144,21 @@ void wx_setup(FbContext *ctx, Weather *w) {
   /* the layers below the floor and above the lid are boundary conditions
    * each rank fills itself: faces carry the owned levels only */
   const int columns = 1 << 2;
-  int halo_bad = fb_halo_init_ex(&w->halo3, &w->decomp, WX_HALO, WX_HALO, columns, MPI_DOUBLE, NFIELDS) ||
-                 fb_halo_init_ex(&w->halo1_uv, &w->decomp, 1, WX_HALO, columns, MPI_DOUBLE, 2) ||
-                 (!strcmp(w->halo_mode, "per_field") &&
-                  fb_halo_init_ex(&w->halo_single, &w->decomp, WX_HALO, WX_HALO, columns, MPI_DOUBLE, 1));
-  fb_agree(ctx, halo_bad ? FB_EXIT_RUNTIME : 0, "out of memory for the halo buffers"); /* every rank calls it */
+  int halo_bad =
+      fb_halo_init_ex(&w->halo3, &w->decomp, WX_HALO, WX_HALO, columns, MPI_DOUBLE, NFIELDS) ||
+      fb_halo_init_ex(&w->halo1_uv, &w->decomp, 1, WX_HALO, columns, MPI_DOUBLE, 2) ||
+      (!strcmp(w->halo_mode, "per_field") &&
+       fb_halo_init_ex(&w->halo_single, &w->decomp, WX_HALO, WX_HALO, columns, MPI_DOUBLE, 1));
+  fb_agree(ctx, halo_bad ? FB_EXIT_RUNTIME : 0,
+           "out of memory for the halo buffers"); /* every rank calls it */
   base_state(w);
   wx_acoustic_prepare(w);
   char grid[32];
   fb_decomp_grid_string(&w->decomp, grid, sizeof grid);
-  fb_print(ctx, "halo_weather (fabricbench %s): %lld x %lld x %lld cells, dx %g m, dy %g m, dz %g m, "
-                "case %s\n", fb_version(), w->n[0], w->n[1], w->n[2], w->dx, w->dy, w->dz, w->case_name);
+  fb_print(ctx,
+           "halo_weather (fabricbench %s): %lld x %lld x %lld cells, dx %g m, dy %g m, dz %g m, "
+           "case %s\n",
+           fb_version(), w->n[0], w->n[1], w->n[2], w->dx, w->dy, w->dz, w->case_name);
   fb_print(ctx, "dt %g s, %lld acoustic substeps, %d ranks (%s) x %d threads, halo %s%s, deck %s\n",
            w->dt, w->acoustic_substeps, ctx->size, grid, ctx->threads, w->halo_mode,
            w->overlap ? " with overlap" : "", w->deck_path);
@@ -160,7 +173,8 @@ double wx_exact_tracer(const Weather *w, int which, double x, double y, double z
   double xs = x - w->u0 * t, ys = y - w->v0 * t;
   double zf = 0.5 * (1.0 - cos(2.0 * M_PI * z / w->ztop));
   const int flat = w->dimensions == 2; /* a 2-D case's tracers do not depend on y either */
-  if (which == 0) return 1.0 + 0.5 * sin(2.0 * M_PI * xs / lx) * (flat ? 1.0 : sin(2.0 * M_PI * ys / ly)) * zf;
+  if (which == 0)
+    return 1.0 + 0.5 * sin(2.0 * M_PI * xs / lx) * (flat ? 1.0 : sin(2.0 * M_PI * ys / ly)) * zf;
   double cx = cos(M_PI * xs / lx), cy = flat ? 1.0 : cos(M_PI * ys / ly);
   return 1e-3 * (1.0 + pow(cx * cy, 4.0)); /* a periodic bump (moisture-like mixing ratio) */
 }
@@ -183,7 +197,8 @@ void wx_initial_state(Weather *w) {
     for (int j = 0; j < w->ny; j++)
       for (int k = 0; k < w->nz; k++) {
         size_t c = wx_idx(w, i, j, k);
-        double x = (d->lo[0] + i + 0.5) * w->dx, y = (d->lo[1] + j + 0.5) * w->dy, z = (k + 0.5) * w->dz;
+        double x = (d->lo[0] + i + 0.5) * w->dx, y = (d->lo[1] + j + 0.5) * w->dy,
+               z = (k + 0.5) * w->dz;
         double rho0 = w->rho0c[k + WX_HALO], th0 = w->theta0c[k + WX_HALO];
         double dtheta = 0.0;
         if (w->wcase != CASE_ADVECTION) {
@@ -192,7 +207,8 @@ void wx_initial_state(Weather *w) {
           if (w->wcase == CASE_WEATHER) {
             double lx = w->dx * (double)w->n[0], ly = w->dy * (double)w->n[1];
             for (int b = 1; b < 4; b++)
-              dtheta += w->bubble_dtheta * bubble(w, fmod(x + b * 0.27 * lx, lx), fmod(y + b * 0.41 * ly, ly), z);
+              dtheta += w->bubble_dtheta *
+                        bubble(w, fmod(x + b * 0.27 * lx, lx), fmod(y + b * 0.41 * ly, ly), z);
           }
         }
         /* a temperature perturbation is dT / Exner in theta (WRF's grav2d_x); the
@@ -221,11 +237,26 @@ void wx_initial_state(Weather *w) {
 
 void wx_free(Weather *w) {
   for (int f = 0; f < NFIELDS; f++) {
-    free(w->s[f]); free(w->s0[f]); free(w->tend[f]); free(w->spec[f]);
+    free(w->s[f]);
+    free(w->s0[f]);
+    free(w->tend[f]);
+    free(w->spec[f]);
   }
-  free(w->pnl); free(w->plin); free(w->plin_old); free(w->rho_full); free(w->flux_plane);
-  free(w->theta0c); free(w->theta0f); free(w->rho0c); free(w->p0c); free(w->cs2c);
-  for (int s = 0; s < 3; s++) { free(w->tri_a[s]); free(w->tri_b[s]); free(w->tri_c[s]); }
+  free(w->pnl);
+  free(w->plin);
+  free(w->plin_old);
+  free(w->rho_full);
+  free(w->flux_plane);
+  free(w->theta0c);
+  free(w->theta0f);
+  free(w->rho0c);
+  free(w->p0c);
+  free(w->cs2c);
+  for (int s = 0; s < 3; s++) {
+    free(w->tri_a[s]);
+    free(w->tri_b[s]);
+    free(w->tri_c[s]);
+  }
   fb_halo_free(&w->halo3);
   fb_halo_free(&w->halo1_uv);
   if (!strcmp(w->halo_mode, "per_field")) fb_halo_free(&w->halo_single);

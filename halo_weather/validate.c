@@ -30,7 +30,7 @@
  * then by 9 (third order and better: RK3 limits the 5th-order fluxes). */
 #define WX_ADVECTION_L2_TOL 1e-3
 /* Courant limits during the run (checked every cfl_every steps). */
-#define WX_RUN_MAX_COURANT 1.4
+#define WX_RUN_MAX_COURANT          1.4
 #define WX_RUN_MAX_VERTICAL_COURANT 1.6
 
 void wx_diagnostics(FbContext *ctx, Weather *w, double *mass, double tracer[2], double *energy) {
@@ -45,10 +45,12 @@ void wx_diagnostics(FbContext *ctx, Weather *w, double *mass, double tracer[2], 
         size_t c = wx_idx(w, i, j, k);
         double rho = w->rho0c[k + WX_HALO] + w->s[F_RHO][c];
         double big = w->rho0c[k + WX_HALO] * w->theta0c[k + WX_HALO] + w->s[F_THETA][c];
-        double u = 0.5 * (w->s[F_U][c] + w->s[F_U][c + si]), v = 0.5 * (w->s[F_V][c] + w->s[F_V][c + sj]);
+        double u = 0.5 * (w->s[F_U][c] + w->s[F_U][c + si]),
+               v = 0.5 * (w->s[F_V][c] + w->s[F_V][c + sj]);
         double wv = 0.5 * (w->s[F_W][c] + w->s[F_W][c + 1]);
         double p = c0 * pow(big, gamma);
-        double e = 0.5 * (u * u + v * v + wv * wv) / rho + cv / WX_RD * p + rho * WX_G * (k + 0.5) * w->dz;
+        double e =
+            0.5 * (u * u + v * v + wv * wv) / rho + cv / WX_RD * p + rho * WX_G * (k + 0.5) * w->dz;
         fb_rsum_add(&sums[0], rho * vol);
         fb_rsum_add(&sums[1], w->s[F_Q1][c] * vol);
         fb_rsum_add(&sums[2], w->s[F_Q2][c] * vol);
@@ -71,7 +73,9 @@ double wx_checksum(FbContext *ctx, Weather *w) {
     for (int i = 0; i < w->nx; i++)
       for (int j = 0; j < w->ny; j++)
         for (int k = 0; k < w->nz; k++) {
-          long long g = ((long long)(w->decomp.lo[0] + i) * 7 + (w->decomp.lo[1] + j) * 13 + k * 17 + f * 5) % 101;
+          long long g =
+              ((long long)(w->decomp.lo[0] + i) * 7 + (w->decomp.lo[1] + j) * 13 + k * 17 + f * 5) %
+              101;
           fb_rsum_add(&s, w->s[f][wx_idx(w, i, j, k)] * (1.0 + g / 101.0));
         }
   fb_timer_start(&ctx->timers, PH_REDUCTIONS);
@@ -106,11 +110,13 @@ void wx_courant(FbContext *ctx, Weather *w, long long step) {
   w->max_w = fmax(w->max_w, wg);
   w->w_now = wg;
   if (global[2] > 0.0)
-    fb_fail(ctx, FB_EXIT_RUNTIME, "the state is not finite at step %lld (density or winds): the run blew up", step);
+    fb_fail(ctx, FB_EXIT_RUNTIME,
+            "the state is not finite at step %lld (density or winds): the run blew up", step);
   if (global[0] > WX_RUN_MAX_COURANT || global[1] > WX_RUN_MAX_VERTICAL_COURANT)
     fb_fail(ctx, FB_EXIT_RUNTIME,
             "CFL violated at step %lld: horizontal Courant number %.3f (limit %.2f), vertical %.3f "
-            "(limit %.2f); lower dt", step, global[0], WX_RUN_MAX_COURANT, global[1], WX_RUN_MAX_VERTICAL_COURANT);
+            "(limit %.2f); lower dt",
+            step, global[0], WX_RUN_MAX_COURANT, global[1], WX_RUN_MAX_VERTICAL_COURANT);
 }
 
 /* Error of tracer 1 against the exact solution (the initial profile moved
@@ -175,8 +181,10 @@ void wx_case_measures(FbContext *ctx, Weather *w) {
   for (int i = 0; i < w->nx; i++) {
     double x = (w->decomp.lo[0] + i + 0.5) * w->dx, x1 = x + w->dx;
     if (x < w->bubble_x || x1 > lx) continue;
-    double a = theta_pert(w, i, 0, 0), b = theta_pert(w, i + 1, 0, 0); /* i + 1 may be in the halo */
-    if ((a + 1.0) * (b + 1.0) <= 0.0 && a != b) mm[2] = fmax(mm[2], x + (-1.0 - a) / (b - a) * w->dx - w->bubble_x);
+    double a = theta_pert(w, i, 0, 0),
+           b = theta_pert(w, i + 1, 0, 0); /* i + 1 may be in the halo */
+    if ((a + 1.0) * (b + 1.0) <= 0.0 && a != b)
+      mm[2] = fmax(mm[2], x + (-1.0 - a) / (b - a) * w->dx - w->bubble_x);
   }
   double g[5] = {mm[0], mm[1], mm[2], mm[3], ydep};
   fb_allreduce_max_n(ctx, FB_NO_PHASE, g, 5);
@@ -206,7 +214,8 @@ void wx_validate(FbContext *ctx, Weather *w, FbResult *r) {
     fb_result_check_abs(r, "advection_l2_error", "advection L2 error (relative)", w->err_l2, 0.0,
                         WX_ADVECTION_L2_TOL);
   if (w->dimensions == 2) /* every column computes the same from the same: exactly equal */
-    fb_result_check_abs(r, "y_independent", "2-D case: largest difference along y", w->y_dependence, 0.0, 0.0);
+    fb_result_check_abs(r, "y_independent", "2-D case: largest difference along y", w->y_dependence,
+                        0.0, 0.0);
 }
 
 void wx_fill_result(FbContext *ctx, Weather *w, FbResult *r, char *json, size_t len) {
@@ -234,16 +243,19 @@ void wx_fill_result(FbContext *ctx, Weather *w, FbResult *r, char *json, size_t 
   snprintf(json, len,
            "{\"points\":%.0f,\"steps\":%lld,\"start_step\":%lld,\"point_updates_per_s\":%.6g,"
            "\"simulated_s\":%.6g,\"simulation_speed\":%.6g,\"checksum\":%.17g,\"mass_change\":%.3e,"
-           "\"tracer_mass_change\":[%.3e,%.3e],\"energy_change\":%.3e,\"max_courant\":%.4g,\"max_w\":%.4g,"
+           "\"tracer_mass_change\":[%.3e,%.3e],\"energy_change\":%.3e,\"max_courant\":%.4g,\"max_"
+           "w\":%.4g,"
            "\"io_gb_per_s\":%.4g,\"io_bytes\":%.0f,\"history_frames\":%lld,"
            "\"advection_errors\":{\"l1\":%.6e,\"l2\":%.6e,\"linf\":%.6e},"
-           "\"theta_pert_min\":%.6g,\"theta_pert_max\":%.6g,\"front_m\":%s,\"top_m\":%s,\"y_dependence\":%.3g}",
-           points, w->total_steps, w->start_step, w->loop_s > 0 ? points * w->total_steps / w->loop_s : 0.0,
-           simulated, w->loop_s > 0 ? simulated / w->loop_s : 0.0, w->checksum,
+           "\"theta_pert_min\":%.6g,\"theta_pert_max\":%.6g,\"front_m\":%s,\"top_m\":%s,\"y_"
+           "dependence\":%.3g}",
+           points, w->total_steps, w->start_step,
+           w->loop_s > 0 ? points * w->total_steps / w->loop_s : 0.0, simulated,
+           w->loop_s > 0 ? simulated / w->loop_s : 0.0, w->checksum,
            (w->mass1 - w->mass0) / w->mass0, (w->tracer1[0] - w->tracer0[0]) / w->tracer0[0],
            (w->tracer1[1] - w->tracer0[1]) / w->tracer0[1], (w->energy1 - w->energy0) / w->energy0,
            w->max_courant, w->max_w, w->io_s > 0 ? w->io_bytes / w->io_s / 1e9 : 0.0, w->io_bytes,
-           w->history_frames, w->err_l1, w->err_l2, w->err_linf, w->theta_pert_min, w->theta_pert_max, front,
-           top, w->y_dependence);
+           w->history_frames, w->err_l1, w->err_l2, w->err_linf, w->theta_pert_min,
+           w->theta_pert_max, front, top, w->y_dependence);
   r->app_json = json;
 }

@@ -15,17 +15,15 @@ enum { PH_DYNAMICS, PH_ACOUSTIC, PH_HALO, PH_REDUCTIONS, PH_IO, PH_COUNT };
 #define WX_PATH 256
 
 /* Physical constants (WRF's module_model_constants). */
-#define WX_RD 287.0      /* J kg-1 K-1 */
-#define WX_CP 1004.5     /* J kg-1 K-1, 7/2 Rd */
-#define WX_G 9.81        /* m s-2 */
-#define WX_P00 1.0e5     /* Pa */
+#define WX_RD    287.0  /* J kg-1 K-1 */
+#define WX_CP    1004.5 /* J kg-1 K-1, 7/2 Rd */
+#define WX_G     9.81   /* m s-2 */
+#define WX_P00   1.0e5  /* Pa */
 #define WX_GAMMA (WX_CP / (WX_CP - WX_RD))
 
 /* Equation of state in WRF's form: p = C0 (rho theta)^gamma with
  * C0 = (Rd / P00^(Rd/cp))^gamma. */
-static inline double wx_c0(void) {
-  return pow(WX_RD / pow(WX_P00, WX_RD / WX_CP), WX_GAMMA);
-}
+static inline double wx_c0(void) { return pow(WX_RD / pow(WX_P00, WX_RD / WX_CP), WX_GAMMA); }
 
 /* State fields, in the order of the aggregated halo exchange. U, V, W are
  * momenta (rho u) on the faces of the C grid: U[i] on the west face of cell
@@ -41,7 +39,7 @@ typedef struct {
   int ncid, varid[8], times, time, xtime;
   char tmp[4096], path[WX_PATH + 32];
   int open;
-  long long frames;         /* frames in the file (an appended file's earlier ones too) */
+  long long frames; /* frames in the file (an appended file's earlier ones too) */
 } WxHistory;
 
 /* How a bubble's amplitude is meant: a potential temperature perturbation,
@@ -60,30 +58,31 @@ typedef struct {
   /* deck */
   char deck_path[WX_PATH], case_name[32], output_dir[WX_PATH], restart_in[WX_PATH],
       restart_out[WX_PATH], halo_mode[16];
-  long long n[3];                 /* cells: west_east, south_north, bottom_top */
+  long long n[3]; /* cells: west_east, south_north, bottom_top */
   double dx, dy, ztop, dt;
   long long steps, acoustic_substeps, history_every, restart_every, cfl_every;
   double theta_surface, brunt_vaisala, u0, v0;
-  double bubble_dtheta, bubble_radius_x, bubble_radius_y, bubble_radius_z, bubble_x, bubble_y, bubble_z;
+  double bubble_dtheta, bubble_radius_x, bubble_radius_y, bubble_radius_z, bubble_x, bubble_y,
+      bubble_z;
   double hyperviscosity, divergence_damping, offcentering;
-  double diffusion;              /* constant viscosity and diffusivity (m2 s-1) of u, v, w, theta */
+  double diffusion; /* constant viscosity and diffusivity (m2 s-1) of u, v, w, theta */
   int overlap, no_output, grid[3];
-  int dimensions;                /* 3, or 2: an x-z case, y-independent to the bit */
+  int dimensions; /* 3, or 2: an x-z case, y-independent to the bit */
   WxPerturbation perturbation;
   char perturbation_name[16];
-  char *deck_text;               /* the deck's bytes (rank 0's, broadcast): into the history file */
+  char *deck_text; /* the deck's bytes (rank 0's, broadcast): into the history file */
   WxCase wcase;
   /* derived */
   double dz;
-  long long total_steps;         /* steps run in this invocation */
-  long long start_step;          /* from a restart */
+  long long total_steps; /* steps run in this invocation */
+  long long start_step;  /* from a restart */
   FbDecomp decomp;
-  FbHalo halo3, halo1_uv;    /* width 3, all fields; width 1, two fields */
-  FbHalo halo_single;            /* width 3, one field (halo_mode = per_field) */
+  FbHalo halo3, halo1_uv; /* width 3, all fields; width 1, two fields */
+  FbHalo halo_single;     /* width 3, one field (halo_mode = per_field) */
   WxHistory hist;
-  int nx, ny, nz;                /* local cells */
-  int ext[3];                    /* nx + 6, ... */
-  size_t ncell;                  /* ext product */
+  int nx, ny, nz; /* local cells */
+  int ext[3];     /* nx + 6, ... */
+  size_t ncell;   /* ext product */
   /* state at the start of the step, the RK stage state, tendencies */
   double *s[NFIELDS], *s0[NFIELDS], *tend[NFIELDS];
   /* specific quantities of the stage state (u, v, w, theta, q1, q2) and work */
@@ -95,17 +94,17 @@ typedef struct {
   double *tri_a[3], *tri_b[3], *tri_c[3], tri_dts[3];
   /* results */
   double mass0, mass1, tracer0[2], tracer1[2], energy0, energy1, checksum;
-  FbLoop loop;                   /* the time steps, the common timing protocol */
+  FbLoop loop; /* the time steps, the common timing protocol */
   double loop_s, io_bytes, io_s;
-  double max_courant, max_w;     /* over the run */
-  double w_now;                  /* the largest |w| of the last check (the table's column) */
+  double max_courant, max_w; /* over the run */
+  double w_now;              /* the largest |w| of the last check (the table's column) */
   double err_l1, err_l2, err_linf;
   /* the published cases' measures at the end: the smallest and largest theta' and,
    * for the density current, the front (x of the outermost -1 K at the lowest
    * level, from the bubble's centre); for the thermal, its top (the highest
    * cell centre where theta' >= a tenth of the initial amplitude) */
   double theta_pert_min, theta_pert_max, front_m, top_m;
-  double y_dependence;           /* 2-D cases: the largest difference along y (0) */
+  double y_dependence; /* 2-D cases: the largest difference along y (0) */
   long long history_frames;
 } Weather;
 
@@ -147,8 +146,8 @@ typedef struct {
   int *offset;              /* of each rank's bytes in data */
   char *data;
 } WxGathered;
-int wx_gather_blocks(FbContext *ctx, const unsigned long long meta[8], const void *data, size_t bytes,
-                     WxGathered *g);
+int wx_gather_blocks(FbContext *ctx, const unsigned long long meta[8], const void *data,
+                     size_t bytes, WxGathered *g);
 void wx_gathered_free(WxGathered *g);
 /* validate.c */
 void wx_diagnostics(FbContext *ctx, Weather *w, double *mass, double tracer[2], double *energy);

@@ -9,8 +9,8 @@
 /* Rank 0 receives every rank's 8 values of metadata (start and count of
  * its block) and its bytes, laid end to end (offset per rank). Collective;
  * returns 1 when rank 0 holds them all (0: out of memory). */
-int wx_gather_blocks(FbContext *ctx, const unsigned long long meta[8], const void *data, size_t bytes,
-                     WxGathered *g) {
+int wx_gather_blocks(FbContext *ctx, const unsigned long long meta[8], const void *data,
+                     size_t bytes, WxGathered *g) {
   memset(g, 0, sizeof *g);
   int mine = (int)bytes, ok = 1, *counts = NULL;
   if (ctx->rank == 0) {

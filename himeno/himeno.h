@@ -10,26 +10,26 @@ enum { PH_COMPUTE, PH_HALO, PH_ALLREDUCE, PH_COUNT };
  * original counts them (the b terms included although b is zero). */
 #define HIMENO_FLOPS_PER_POINT 34.0
 /* The original's score unit: MFLOPS of a Pentium III 600 MHz. */
-#define HIMENO_PENTIUM3_MFLOPS 82.84
+#define HIMENO_PENTIUM3_MFLOPS      82.84
 #define HIMENO_REHEARSAL_ITERATIONS 3
-#define HIMENO_OMEGA 0.8f
+#define HIMENO_OMEGA                0.8f
 
 typedef struct {
   /* parameters */
-  const char *size_name;   /* XS, S, M, L, XL or NIxNJxNK */
-  int points[3];           /* global points along i, j, k, boundaries included */
-  long long iterations;    /* -n: exact count, 0 = fill -t seconds */
-  double target_s;         /* -t */
-  int grid[3];             /* --grid, 0 = automatic */
+  const char *size_name; /* XS, S, M, L, XL or NIxNJxNK */
+  int points[3];         /* global points along i, j, k, boundaries included */
+  long long iterations;  /* -n: exact count, 0 = fill -t seconds */
+  double target_s;       /* -t */
+  int grid[3];           /* --grid, 0 = automatic */
   /* geometry */
   FbDecomp decomp;
   FbHalo halo;
   /* fields, (n+2)^3 local with one halo/boundary layer */
   float *a[4], *b[3], *c[3], *wrk1, *bnd, *p, *pnew;
-  char *slab;              /* one allocation holding every field */
-  float *scratch;          /* one row per thread */
+  char *slab;     /* one allocation holding every field */
+  float *scratch; /* one row per thread */
   /* results */
-  long long done;          /* iterations of the timed loop */
+  long long done; /* iterations of the timed loop */
   double gosa, gosa_first;
   double checksum, checksum_weighted;
 } Himeno;
@@ -50,7 +50,6 @@ void himeno_print_header(FbContext *ctx, const Himeno *h);
 long long himeno_rehearse(FbContext *ctx, Himeno *h);
 void himeno_measure(FbContext *ctx, Himeno *h, long long iterations, FbResult *r);
 void himeno_print_original_lines(FbContext *ctx, const Himeno *h, const FbResult *r);
-void himeno_fill_result(const FbContext *ctx, const Himeno *h, FbResult *r, char *json,
-                        size_t len);
+void himeno_fill_result(const FbContext *ctx, const Himeno *h, FbResult *r, char *json, size_t len);
 
 #endif

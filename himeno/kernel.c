@@ -3,7 +3,6 @@
  * original's copy of wrk2 back into p. */
 #include "himeno.h"
 
-
 /* Rows of p around (i, j): centre, i+-1, j+-1, and the four (i+-1, j+-1). */
 typedef struct {
   const float *c, *ip, *im, *jp, *jm, *ipjp, *ipjm, *imjp, *imjm;
@@ -28,8 +27,8 @@ static double sweep_row(int n, StencilRows p, const float *const *restrict coef,
     float s0 = a0[k] * pip[k] + a1[k] * pjp[k] + a2[k] * pc[k + 1] +
                b0[k] * (pipjp[k] - pipjm[k] - pimjp[k] + pimjm[k]) +
                b1[k] * (pjp[k + 1] - pjm[k + 1] - pjp[k - 1] + pjm[k - 1]) +
-               b2[k] * (pip[k + 1] - pim[k + 1] - pip[k - 1] + pim[k - 1]) +
-               c0[k] * pim[k] + c1[k] * pjm[k] + c2[k] * pc[k - 1] + w1[k];
+               b2[k] * (pip[k + 1] - pim[k + 1] - pip[k - 1] + pim[k - 1]) + c0[k] * pim[k] +
+               c1[k] * pjm[k] + c2[k] * pc[k - 1] + w1[k];
     float s = (s0 * a3[k] - pc[k]) * bnd[k];
     gosa += (double)s * (double)s;
     out[k] = pc[k] + omega * s;

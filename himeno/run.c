@@ -11,8 +11,7 @@ void himeno_print_header(FbContext *ctx, const Himeno *h) {
            h->size_name, h->points[0], h->points[1], h->points[2]);
   fb_print(ctx, " imax = %d jmax = %d kmax = %d\n", h->points[0], h->points[1], h->points[2]);
   fb_print(ctx, " I-decomp = %d J-decomp = %d K-decomp = %d (grid %s, %d ranks x %d threads)\n",
-           h->decomp.dims[0], h->decomp.dims[1], h->decomp.dims[2], grid, ctx->size,
-           ctx->threads);
+           h->decomp.dims[0], h->decomp.dims[1], h->decomp.dims[2], grid, ctx->size, ctx->threads);
 }
 
 static double mflops(const Himeno *h, long long iterations, double seconds) {
@@ -39,8 +38,10 @@ static FbLoop run_from_start(FbContext *ctx, Himeno *h, long long iterations) {
 /* The original's rehearsal: a few untimed iterations that also size the run
  * for -t. Returns the iteration count of the timed loop. */
 long long himeno_rehearse(FbContext *ctx, Himeno *h) {
-  fb_print(ctx, " Start rehearsal measurement process.\n"
-                " Measure the performance in %d times.\n\n", HIMENO_REHEARSAL_ITERATIONS);
+  fb_print(ctx,
+           " Start rehearsal measurement process.\n"
+           " Measure the performance in %d times.\n\n",
+           HIMENO_REHEARSAL_ITERATIONS);
   double t = run_from_start(ctx, h, HIMENO_REHEARSAL_ITERATIONS).max_s;
   fb_print(ctx, " MFLOPS: %f time(s): %f %e\n\n", mflops(h, HIMENO_REHEARSAL_ITERATIONS, t), t,
            h->gosa);
@@ -50,10 +51,11 @@ long long himeno_rehearse(FbContext *ctx, Himeno *h) {
     n = per_iteration > 0 ? (long long)(h->target_s / per_iteration) : 1;
     if (n < 1) n = 1;
   }
-  fb_print(ctx, " Now, start the actual measurement process.\n"
-                " The loop will be excuted in %lld times\n"
-                " This will take about %.1f seconds.\n Wait for a while\n\n", n,
-           t / HIMENO_REHEARSAL_ITERATIONS * (double)n * ctx->common.repeat);
+  fb_print(ctx,
+           " Now, start the actual measurement process.\n"
+           " The loop will be excuted in %lld times\n"
+           " This will take about %.1f seconds.\n Wait for a while\n\n",
+           n, t / HIMENO_REHEARSAL_ITERATIONS * (double)n * ctx->common.repeat);
   return n;
 }
 

@@ -14,8 +14,8 @@ typedef struct {
 /* Points per dimension, boundary planes included (the original declares its
  * arrays one larger and leaves the last plane unused). */
 static const HimenoSize sizes[] = {
-    {"XS", {32, 32, 64}},     {"S", {64, 64, 128}},      {"M", {128, 128, 256}},
-    {"L", {256, 256, 512}},   {"XL", {512, 512, 1024}},
+    {"XS", {32, 32, 64}},   {"S", {64, 64, 128}},     {"M", {128, 128, 256}},
+    {"L", {256, 256, 512}}, {"XL", {512, 512, 1024}},
 };
 
 static int size_from_name(const char *name, int points[3]) {
@@ -49,8 +49,7 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
                    "single precision (RIKEN's problem), MPI + OpenMP. Prints the original's\n"
                    "lines (Gosa, MFLOPS measured, Score) and validates every run.");
   if (!size_from_name(h->size_name, h->points))
-    fb_fail(ctx, FB_EXIT_USAGE,
-            "option -s: '%s' is not XS, S, M, L, XL or NIxNJxNK with each >= 3",
+    fb_fail(ctx, FB_EXIT_USAGE, "option -s: '%s' is not XS, S, M, L, XL or NIxNJxNK with each >= 3",
             h->size_name);
 }
 

@@ -40,15 +40,17 @@ static const HimenoReference *find_reference(const char *size, long long iterati
 void himeno_validate(const Himeno *h, FbResult *r) {
   fb_result_check_true(r, "checksum_finite", "checksums finite",
                        isfinite(h->checksum) && isfinite(h->checksum_weighted));
-  fb_result_check_true(r, "gosa_finite", "gosa finite", isfinite(h->gosa) && isfinite(h->gosa_first));
+  fb_result_check_true(r, "gosa_finite", "gosa finite",
+                       isfinite(h->gosa) && isfinite(h->gosa_first));
   /* Jacobi relaxation of this problem reduces the residual every iteration. */
-  if (h->done > 1) fb_result_check_true(r, "gosa_decreased", "gosa decreased", h->gosa < h->gosa_first);
+  if (h->done > 1)
+    fb_result_check_true(r, "gosa_decreased", "gosa decreased", h->gosa < h->gosa_first);
   const HimenoReference *first = find_reference(h->size_name, 1);
   if (first)
-    fb_result_check_rel(r, "gosa_iteration_1_vs_original", "gosa at iteration 1 = RIKEN's", h->gosa_first, first->gosa_double,
-                        HIMENO_GOSA_REL_TOL);
+    fb_result_check_rel(r, "gosa_iteration_1_vs_original", "gosa at iteration 1 = RIKEN's",
+                        h->gosa_first, first->gosa_double, HIMENO_GOSA_REL_TOL);
   const HimenoReference *last = h->done > 1 ? find_reference(h->size_name, h->done) : NULL;
   if (last)
-    fb_result_check_rel(r, "gosa_final_vs_original", "final gosa = RIKEN's", h->gosa, last->gosa_double,
-                        HIMENO_GOSA_REL_TOL);
+    fb_result_check_rel(r, "gosa_final_vs_original", "final gosa = RIKEN's", h->gosa,
+                        last->gosa_double, HIMENO_GOSA_REL_TOL);
 }

@@ -16,7 +16,7 @@
 #define MAX_REQ 64
 
 typedef struct {
-  double *buf;   /* L rows (mp x jb, ld mp) | L11 (jb x jb) | pivots (jb) */
+  double *buf; /* L rows (mp x jb, ld mp) | L11 (jb x jb) | pivots (jb) */
   long long k, jk, mp, lr0;
   int jb, count;
   MPI_Request req[MAX_REQ];
@@ -93,8 +93,8 @@ static int factor_distributed(HplMatrix *m, Panel *pn) {
     if (rows <= 0) continue;
     cblas_dscal((int)rows, 1.0 / pivot, col + below, 1);
     if (j + 1 < pn->jb)
-      cblas_dger(CblasColMajor, (int)rows, pn->jb - j - 1, -1.0, col + below, 1, rowbuf + j + 1,
-                 1, col + m->lda + below, (int)m->lda);
+      cblas_dger(CblasColMajor, (int)rows, pn->jb - j - 1, -1.0, col + below, 1, rowbuf + j + 1, 1,
+                 col + m->lda + below, (int)m->lda);
   }
   return singular;
 }
@@ -108,8 +108,8 @@ static int factor_panel(FbContext *ctx, HplMatrix *m, Panel *pn) {
   int singular = 0;
   if (c->p == 1) {
     lapack_int ipiv[512];
-    lapack_int info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)pn->mp, pn->jb, top,
-                                     (lapack_int)m->lda, ipiv);
+    lapack_int info =
+        LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)pn->mp, pn->jb, top, (lapack_int)m->lda, ipiv);
     singular = info > 0;
     for (int j = 0; j < pn->jb; j++) m->piv[j] = pn->jk + ipiv[j] - 1;
   } else {
@@ -202,7 +202,8 @@ static void swap_and_u_distributed(FbContext *ctx, HplMatrix *m, const Panel *pn
   for (int j = 0; j < pn->jb; j++) {
     int s = 0;
     while (order[s] != source[j]) s++;
-    for (int col = 0; col < nc; col++) u[j + (long long)col * pn->jb] = recv[(long long)s * nc + col];
+    for (int col = 0; col < nc; col++)
+      u[j + (long long)col * pn->jb] = recv[(long long)s * nc + col];
   }
   for (int t = 0; t < nm; t++) {
     if (hpl_owner(moved[t], c->nb, c->p) != m->myrow) continue;
@@ -225,9 +226,10 @@ static void update(FbContext *ctx, HplMatrix *m, const Panel *pn, long long c0, 
   fb_timer_start(&ctx->timers, PH_SWAP);
   if (c->p == 1) {
     lapack_int ipiv[512]; /* 1-based, relative to row jk (pivots are never above it) */
-    for (int j = 0; j < pn->jb; j++) ipiv[j] = (lapack_int)((long long)panel_piv(pn)[j] - pn->jk) + 1;
-    LAPACKE_dlaswp(LAPACK_COL_MAJOR, nc, m->a + pn->jk + c0 * m->lda, (lapack_int)m->lda, 1,
-                   pn->jb, ipiv, 1);
+    for (int j = 0; j < pn->jb; j++)
+      ipiv[j] = (lapack_int)((long long)panel_piv(pn)[j] - pn->jk) + 1;
+    LAPACKE_dlaswp(LAPACK_COL_MAJOR, nc, m->a + pn->jk + c0 * m->lda, (lapack_int)m->lda, 1, pn->jb,
+                   ipiv, 1);
     u = m->a + pn->jk + c0 * m->lda;
     ldu = m->lda;
   } else {
@@ -246,8 +248,8 @@ static void update(FbContext *ctx, HplMatrix *m, const Panel *pn, long long c0, 
   long long rows = m->mloc - lr1;
   if (rows > 0)
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)rows, nc, pn->jb, -1.0,
-                pn->buf + (lr1 - pn->lr0), (int)pn->mp, u, (int)ldu, 1.0,
-                m->a + lr1 + c0 * m->lda, (int)m->lda);
+                pn->buf + (lr1 - pn->lr0), (int)pn->mp, u, (int)ldu, 1.0, m->a + lr1 + c0 * m->lda,
+                (int)m->lda);
   fb_timer_stop(&ctx->timers, PH_UPDATE);
 }
 

@@ -11,7 +11,7 @@ enum { BCAST_RING, BCAST_BINOMIAL };
 /* Largest N and grid side accepted (command line and HPL.dat alike): N so that
  * global indices and N*N stay far inside 64 bits, P and Q so that they fit an
  * int with room for P*Q. */
-#define HPL_MAX_N 10000000LL
+#define HPL_MAX_N    10000000LL
 #define HPL_MAX_GRID (1LL << 20)
 /* BCAST values 0-5 of HPL.dat map to these many variants (ring, binomial). */
 #define HPL_BCAST_VARIANTS 2
@@ -21,7 +21,7 @@ enum { BCAST_RING, BCAST_BINOMIAL };
 typedef struct {
   long long n, nb;
   int p, q;
-  int bcast;  /* BCAST_RING or BCAST_BINOMIAL */
+  int bcast; /* BCAST_RING or BCAST_BINOMIAL */
 } HplCase;
 
 typedef struct {
@@ -38,13 +38,13 @@ typedef struct {
  * over a P x Q grid (rank = row * Q + column), column-major local storage. */
 typedef struct {
   HplCase c;
-  MPI_Comm grid, row_comm, col_comm;  /* row_comm: my process row (size Q) */
+  MPI_Comm grid, row_comm, col_comm; /* row_comm: my process row (size Q) */
   int myrow, mycol;
-  long long mloc, nloc, lda;          /* local rows, local columns (b included) */
+  long long mloc, nloc, lda; /* local rows, local columns (b included) */
   double *a;
-  double *x;                          /* the solution, replicated (N) */
-  double *work_panel, *work_u;        /* panel and U buffers */
-  long long *piv;                     /* global pivot rows of a panel */
+  double *x;                   /* the solution, replicated (N) */
+  double *work_panel, *work_u; /* panel and U buffers */
+  long long *piv;              /* global pivot rows of a panel */
 } HplMatrix;
 
 typedef struct {
@@ -81,14 +81,14 @@ void hpl_col_exchange(HplMatrix *m, double *buf, int n, int other_row);
 /* MPI_MAXLOC over the process column: the global row of the largest |value|. */
 long long hpl_col_pivot(HplMatrix *m, double local_abs, long long local_row);
 void hpl_col_bcast(HplMatrix *m, double *buf, int n, int root_row);
-void hpl_col_allgatherv(HplMatrix *m, const double *send, int n, double *recv,
-                        const int *counts, const int *displs);
+void hpl_col_allgatherv(HplMatrix *m, const double *send, int n, double *recv, const int *counts,
+                        const int *displs);
 void hpl_row_send(HplMatrix *m, const double *buf, int n, int col, int tag);
 void hpl_row_recv(HplMatrix *m, double *buf, int n, int col, int tag);
 void hpl_row_sum(HplMatrix *m, double *buf, int n);
 void hpl_grid_bcast(HplMatrix *m, double *buf, int n, int root_rank);
 void hpl_grid_max(HplMatrix *m, double *buf, int n);
-int hpl_grid_any(HplMatrix *m, int flag);  /* 1 if flag is set on any rank */
+int hpl_grid_any(HplMatrix *m, int flag); /* 1 if flag is set on any rank */
 /* solve.c */
 void hpl_solve(FbContext *ctx, HplMatrix *m);
 /* validate.c */

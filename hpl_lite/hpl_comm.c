@@ -13,9 +13,7 @@ static int relative(const HplMatrix *m, int root_col) {
   return (m->mycol - root_col + m->c.q) % m->c.q;
 }
 
-static int absolute(const HplMatrix *m, int root_col, int rel) {
-  return (rel + root_col) % m->c.q;
-}
+static int absolute(const HplMatrix *m, int root_col, int rel) { return (rel + root_col) % m->c.q; }
 
 static void send_children(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
                           int *nreq, int start_mask) {
@@ -28,8 +26,8 @@ static void send_children(HplMatrix *m, int root_col, double *buf, int count, MP
   }
   for (int mask = start_mask; mask > 0; mask >>= 1)
     if (r + mask < q)
-      MPI_Isend(buf, count, MPI_DOUBLE, absolute(m, root_col, r + mask), panel_tag(),
-                m->row_comm, &req[(*nreq)++]);
+      MPI_Isend(buf, count, MPI_DOUBLE, absolute(m, root_col, r + mask), panel_tag(), m->row_comm,
+                &req[(*nreq)++]);
 }
 
 static int top_mask(int q) {
@@ -74,7 +72,10 @@ void hpl_col_exchange(HplMatrix *m, double *buf, int n, int other_row) {
 }
 
 long long hpl_col_pivot(HplMatrix *m, double local_abs, long long local_row) {
-  struct { double v; int i; } mine = {local_abs, (int)local_row}, best;
+  struct {
+    double v;
+    int i;
+  } mine = {local_abs, (int)local_row}, best;
   MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->col_comm);
   return best.i;
 }
@@ -83,8 +84,8 @@ void hpl_col_bcast(HplMatrix *m, double *buf, int n, int root_row) {
   MPI_Bcast(buf, n, MPI_DOUBLE, root_row, m->col_comm);
 }
 
-void hpl_col_allgatherv(HplMatrix *m, const double *send, int n, double *recv,
-                        const int *counts, const int *displs) {
+void hpl_col_allgatherv(HplMatrix *m, const double *send, int n, double *recv, const int *counts,
+                        const int *displs) {
   MPI_Allgatherv(send, n, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, m->col_comm);
 }
 

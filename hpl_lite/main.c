@@ -5,7 +5,7 @@
 
 int hpl_run_case(FbContext *ctx, const HplConfig *cfg, const HplCase *c, int index);
 
-static const char *const phase_names[PH_COUNT] = {"panel", "bcast", "swap",
+static const char *const phase_names[PH_COUNT] = {"panel",  "bcast", "swap",
                                                   "update", "solve", "check"};
 
 int main(int argc, char **argv) {
@@ -13,19 +13,20 @@ int main(int argc, char **argv) {
 
   fb_init(&ctx, &argc, &argv, "hpl");
   fb_timers_init(&ctx.timers, phase_names, PH_COUNT);
-  HplConfig *cfg = calloc(1, sizeof *cfg);  /* every case of an HPL.dat: half a megabyte */
+  HplConfig *cfg = calloc(1, sizeof *cfg); /* every case of an HPL.dat: half a megabyte */
   fb_agree(&ctx, cfg ? 0 : FB_EXIT_RUNTIME, "out of memory for the case table");
-  hpl_parse(&ctx, cfg, argc, argv);         /* -N -b -P -Q, or --dat HPL.dat */
+  hpl_parse(&ctx, cfg, argc, argv); /* -N -b -P -Q, or --dat HPL.dat */
 
   int status = FB_EXIT_OK, failed = 0;
-  for (int i = 0; i < cfg->n_cases; i++) {  /* generate, factor + solve (timed), check */
+  for (int i = 0; i < cfg->n_cases; i++) { /* generate, factor + solve (timed), check */
     int s = hpl_run_case(&ctx, cfg, &cfg->cases[i], i);
     failed += s != FB_EXIT_OK;
     if (s > status) status = s;
   }
-  fb_print(&ctx, "\nFinished %4d tests with the following results:\n"
-                 "         %4d tests completed and passed residual checks,\n"
-                 "         %4d tests completed and failed residual checks.\n",
+  fb_print(&ctx,
+           "\nFinished %4d tests with the following results:\n"
+           "         %4d tests completed and passed residual checks,\n"
+           "         %4d tests completed and failed residual checks.\n",
            cfg->n_cases, cfg->n_cases - failed, failed);
   free(cfg);
   fb_finalize(&ctx, status);

@@ -12,8 +12,10 @@ long long hpl_numroc(long long n, long long nb, int iproc, int nprocs) {
   long long blocks = n / nb, extra = n % nb;
   long long count = (blocks / nprocs) * nb;
   long long rest = blocks % nprocs;
-  if (iproc < rest) count += nb;
-  else if (iproc == rest) count += extra;
+  if (iproc < rest)
+    count += nb;
+  else if (iproc == rest)
+    count += extra;
   return count;
 }
 

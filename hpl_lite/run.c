@@ -49,7 +49,8 @@ int hpl_run_case(FbContext *ctx, const HplConfig *cfg, const HplCase *c, int ind
   out.passed = !out.singular && out.resid < cfg->threshold;
   char code[16];
   tv_code(c, code, sizeof code);
-  fb_print(ctx, "%sT/V                N    NB     P     Q               Time                 Gflops\n%s",
+  fb_print(ctx,
+           "%sT/V                N    NB     P     Q               Time                 Gflops\n%s",
            RULE, DASH);
   fb_print(ctx, "%-13s %8lld %5lld %5d %5d %18.2f %22.4e\n", code, c->n, c->nb, c->p, c->q,
            out.time_s, out.gflops);

@@ -66,7 +66,8 @@ static int dat_list(DatReader *r, const char *what, long long *dest, long long *
   if (!dat_next(r)) return dat_fail(r, "the file ends before the number of %s", what);
   if (!dat_ints(r->buf, &n, 1) || n < 1 || n > HPL_MAX_LIST)
     return dat_fail(r, "the number of %s must be 1 to %d", what, HPL_MAX_LIST);
-  if (!dat_next(r) || !dat_ints(r->buf, dest, (int)n)) return dat_fail(r, "expected %lld %s", n, what);
+  if (!dat_next(r) || !dat_ints(r->buf, dest, (int)n))
+    return dat_fail(r, "expected %lld %s", n, what);
   for (long long i = 0; i < n; i++)
     if (dest[i] < lo || dest[i] > hi)
       return dat_fail(r, "%s value %lld is outside %lld to %lld", what, dest[i], lo, hi);
@@ -79,7 +80,8 @@ static int dat_list(DatReader *r, const char *what, long long *dest, long long *
 static int dat_skip_to(DatReader *r, int last, long long *pmap, double *threshold) {
   while (r->line < last) {
     if (!dat_next(r))
-      return dat_fail(r, "the file ends after %d lines: a standard HPL.dat has %d", r->line, HPL_DAT_LINES);
+      return dat_fail(r, "the file ends after %d lines: a standard HPL.dat has %d", r->line,
+                      HPL_DAT_LINES);
     long long v[HPL_MAX_LIST];
     if (r->line == 9 && (!dat_ints(r->buf, pmap, 1) || *pmap < 0 || *pmap > 1))
       return dat_fail(r, "PMAP must be 0 (row-major) or 1 (column-major)");
@@ -128,19 +130,20 @@ int hpl_read_dat(const char *path, const char *text, size_t len, HplConfig *cfg,
   double threshold = HPL_THRESHOLD;
   notes[0] = '\0';
   int rc = !r.f ? (snprintf(err, err_len, "%s: empty file", path), FB_EXIT_USAGE) : 0;
-  if (!rc) rc = dat_skip_to(&r, 4, &pmap, &threshold);                       /* title, output */
-  if (!rc) rc = dat_list(&r, "Ns", ns, &n_ns, 1, HPL_MAX_N);                   /* lines 5-6 */
-  if (!rc) rc = dat_list(&r, "NBs", nbs, &n_nbs, 1, HPL_MAX_NB);               /* lines 7-8 */
-  if (!rc) rc = dat_skip_to(&r, 9, &pmap, &threshold);                       /* PMAP */
-  if (!rc) rc = dat_list(&r, "Ps", ps, &n_grids, 1, HPL_MAX_GRID);             /* lines 10-11 */
-  if (!rc && (!dat_next(&r) || !dat_ints(r.buf, qs, (int)n_grids)))         /* line 12 */
+  if (!rc) rc = dat_skip_to(&r, 4, &pmap, &threshold);              /* title, output */
+  if (!rc) rc = dat_list(&r, "Ns", ns, &n_ns, 1, HPL_MAX_N);        /* lines 5-6 */
+  if (!rc) rc = dat_list(&r, "NBs", nbs, &n_nbs, 1, HPL_MAX_NB);    /* lines 7-8 */
+  if (!rc) rc = dat_skip_to(&r, 9, &pmap, &threshold);              /* PMAP */
+  if (!rc) rc = dat_list(&r, "Ps", ps, &n_grids, 1, HPL_MAX_GRID);  /* lines 10-11 */
+  if (!rc && (!dat_next(&r) || !dat_ints(r.buf, qs, (int)n_grids))) /* line 12 */
     rc = dat_fail(&r, "expected %lld Qs", n_grids);
   for (long long i = 0; !rc && i < n_grids; i++, n_qs++)
-    if (qs[i] < 1 || qs[i] > HPL_MAX_GRID) rc = dat_fail(&r, "Q value %lld is outside 1 to %lld", qs[i], (long long)HPL_MAX_GRID);
-  if (!rc) rc = dat_skip_to(&r, 21, &pmap, &threshold);                      /* threshold, PFACTs... */
-  if (!rc) rc = dat_list(&r, "BCASTs", bcasts, &n_bc, 0, 5);                   /* lines 22-23 */
-  if (!rc) rc = dat_list(&r, "DEPTHs", depths, &n_dep, 0, INT_MAX);            /* lines 24-25 */
-  if (!rc) rc = dat_skip_to(&r, HPL_DAT_LINES, &pmap, &threshold);           /* SWAP ... alignment */
+    if (qs[i] < 1 || qs[i] > HPL_MAX_GRID)
+      rc = dat_fail(&r, "Q value %lld is outside 1 to %lld", qs[i], (long long)HPL_MAX_GRID);
+  if (!rc) rc = dat_skip_to(&r, 21, &pmap, &threshold);             /* threshold, PFACTs... */
+  if (!rc) rc = dat_list(&r, "BCASTs", bcasts, &n_bc, 0, 5);        /* lines 22-23 */
+  if (!rc) rc = dat_list(&r, "DEPTHs", depths, &n_dep, 0, INT_MAX); /* lines 24-25 */
+  if (!rc) rc = dat_skip_to(&r, HPL_DAT_LINES, &pmap, &threshold);  /* SWAP ... alignment */
   if (r.f) fclose(r.f);
   if (rc) return rc;
   cfg->threshold = threshold;
@@ -188,25 +191,34 @@ void hpl_parse(FbContext *ctx, HplConfig *cfg, int argc, char **argv) {
                    "dgemm/dtrsm), HPL's output lines and its scaled-residual check (< 16).\n"
                    "Gflop/s = (2/3 N^3 + 3/2 N^2) / time.");
   int bcast;
-  if (!strcmp(cfg->bcast_name, "ring")) bcast = BCAST_RING;
-  else if (!strcmp(cfg->bcast_name, "binomial")) bcast = BCAST_BINOMIAL;
-  else fb_fail(ctx, FB_EXIT_USAGE, "option --bcast: '%s' is not ring or binomial", cfg->bcast_name);
+  if (!strcmp(cfg->bcast_name, "ring"))
+    bcast = BCAST_RING;
+  else if (!strcmp(cfg->bcast_name, "binomial"))
+    bcast = BCAST_BINOMIAL;
+  else
+    fb_fail(ctx, FB_EXIT_USAGE, "option --bcast: '%s' is not ring or binomial", cfg->bcast_name);
   if (cfg->dat_path) {
-    if (fb_option_was_set(ctx, "n") || fb_option_was_set(ctx, "nb") || fb_option_was_set(ctx, "p") ||
-        fb_option_was_set(ctx, "q") || fb_option_was_set(ctx, "mem-fraction"))
-      fb_fail(ctx, FB_EXIT_USAGE, "option --dat: give the sizes in the file or on the command line, not both");
+    if (fb_option_was_set(ctx, "n") || fb_option_was_set(ctx, "nb") ||
+        fb_option_was_set(ctx, "p") || fb_option_was_set(ctx, "q") ||
+        fb_option_was_set(ctx, "mem-fraction"))
+      fb_fail(ctx, FB_EXIT_USAGE,
+              "option --dat: give the sizes in the file or on the command line, not both");
     char err[FB_MSG_LEN], notes[FB_MSG_LEN];
     size_t len = 0;
-    char *text = fb_read_input(ctx, "option --dat", cfg->dat_path, &len); /* rank 0 reads, all parse */
+    char *text =
+        fb_read_input(ctx, "option --dat", cfg->dat_path, &len); /* rank 0 reads, all parse */
     int rc = hpl_read_dat(cfg->dat_path, text, len, cfg, err, sizeof err, notes, sizeof notes);
     free(text);
     if (rc) fb_fail(ctx, rc, "%s", err);
     fb_print(ctx, "note: %s\n", notes);
   } else {
     long long p = cfg->p_opt, q = cfg->q_opt;
-    if (!p && !q) grid_for(ctx->size, &p, &q);
-    else if (!p) p = ctx->size / q > 0 ? ctx->size / q : 1;
-    else if (!q) q = ctx->size / p > 0 ? ctx->size / p : 1;
+    if (!p && !q)
+      grid_for(ctx->size, &p, &q);
+    else if (!p)
+      p = ctx->size / q > 0 ? ctx->size / q : 1;
+    else if (!q)
+      q = ctx->size / p > 0 ? ctx->size / p : 1;
     long long n = cfg->n_opt ? cfg->n_opt : 2000;
     if (cfg->mem_fraction > 0) {
       if (cfg->n_opt) fb_fail(ctx, FB_EXIT_USAGE, "give -N or --mem-fraction, not both");
@@ -230,9 +242,10 @@ void hpl_parse(FbContext *ctx, HplConfig *cfg, int argc, char **argv) {
 
 /* OpenBLAS kernels that are generic or older than the CPU's vector units. */
 static int generic_kernel(const char *core) {
-  static const char *const slow[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
-                                     "Atom", "Generic", "Katmai", "Coppermine", "Northwood",
-                                     "Banias", "Opteron", "Barcelona", "Bobcat", "Sandybridge"};
+  static const char *const slow[] = {"Prescott",   "Core2",     "Penryn",     "Dunnington",
+                                     "Nehalem",    "Atom",      "Generic",    "Katmai",
+                                     "Coppermine", "Northwood", "Banias",     "Opteron",
+                                     "Barcelona",  "Bobcat",    "Sandybridge"};
   for (size_t i = 0; i < sizeof slow / sizeof slow[0]; i++)
     if (!strcasecmp(core, slow[i])) return 1;
   return 0;
@@ -264,8 +277,10 @@ void hpl_blas_check(FbContext *ctx, FbResult *r) {
               "oversubscribe the cores. Set OPENBLAS_NUM_THREADS=%ld.\n",
               threads, per_node, cores, cores / per_node > 0 ? cores / per_node : 1);
     else
-      fprintf(stderr, "WARNING: %d ranks on this node > %ld cores: the timings are not "
-                      "representative.\n", per_node, cores);
+      fprintf(stderr,
+              "WARNING: %d ranks on this node > %ld cores: the timings are not "
+              "representative.\n",
+              per_node, cores);
     fflush(stderr);
   }
 }

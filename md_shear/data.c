@@ -19,14 +19,22 @@ int md_atoms_reserve(MdAtoms *a, int n) {
   if (n <= a->cap) return 0;
   int cap = a->cap ? a->cap : 1024;
   while (cap < n) cap *= 2;
-#define GROW(field)                                                           \
-  do {                                                                        \
-    void *p_ = realloc(a->field, (size_t)cap * sizeof *a->field);             \
-    if (!p_) return FB_EXIT_RUNTIME;                                          \
-    a->field = p_;                                                            \
+#define GROW(field)                                                                                \
+  do {                                                                                             \
+    void *p_ = realloc(a->field, (size_t)cap * sizeof *a->field);                                  \
+    if (!p_) return FB_EXIT_RUNTIME;                                                               \
+    a->field = p_;                                                                                 \
   } while (0)
-  GROW(x); GROW(v); GROW(f); GROW(x_built);
-  GROW(rho); GROW(fp); GROW(eatom); GROW(id); GROW(type); GROW(group);
+  GROW(x);
+  GROW(v);
+  GROW(f);
+  GROW(x_built);
+  GROW(rho);
+  GROW(fp);
+  GROW(eatom);
+  GROW(id);
+  GROW(type);
+  GROW(group);
 #undef GROW
   a->cap = cap;
   return 0;
@@ -69,7 +77,7 @@ typedef struct {
   size_t errlen;
   int ntypes;
   long long natoms;
-  char *seen;     /* per id: in Atoms; then 2 when its velocity came */
+  char *seen;      /* per id: in Atoms; then 2 when its velocity came */
   long long *slot; /* per id: index of the owned atom, or -1 */
 } DataReader;
 
@@ -77,15 +85,17 @@ typedef struct {
  * its size over this is truncated, found before the per-atom tables are
  * allocated. */
 #define DATA_MIN_ATOM_LINE 10
-#define STRINGIFY(x) #x
-#define TEXT_OF(x) STRINGIFY(x)
-#define MD_MAX_TYPES_TEXT TEXT_OF(MD_MAX_TYPES)
+#define STRINGIFY(x)       #x
+#define TEXT_OF(x)         STRINGIFY(x)
+#define MD_MAX_TYPES_TEXT  TEXT_OF(MD_MAX_TYPES)
 
 static int fail(DataReader *r, int code, const char *fmt, const char *what) {
   char msg[FB_MSG_LEN];
   snprintf(msg, sizeof msg, fmt, what);
-  if (r->line) snprintf(r->err, r->errlen, "%s:%d: %s", r->path, r->line, msg);
-  else snprintf(r->err, r->errlen, "%s: %s", r->path, msg);
+  if (r->line)
+    snprintf(r->err, r->errlen, "%s:%d: %s", r->path, r->line, msg);
+  else
+    snprintf(r->err, r->errlen, "%s: %s", r->path, msg);
   return code;
 }
 
@@ -107,7 +117,9 @@ static int data_line(DataReader *r) {
   return 0;
 }
 
-static int is_section(const DataReader *r) { return isalpha((unsigned char)r->buf[strspn(r->buf, " \t")]); }
+static int is_section(const DataReader *r) {
+  return isalpha((unsigned char)r->buf[strspn(r->buf, " \t")]);
+}
 
 /* Whitespace-separated fields of the current line (at most max). */
 static int fields(char *line, char **out, int max) {
@@ -140,31 +152,39 @@ static int read_header(DataReader *r, Md *md, int *more) {
     long long count;
     double lo, hi;
     if (n == 3 && !strcmp(f[1], "atom") && !strcmp(f[2], "types") && parse_ll(f[0], &count)) {
-      if (count < 1 || count > MD_MAX_TYPES) return fail(r, FB_EXIT_USAGE, "'atom types' must be 1 to %s", MD_MAX_TYPES_TEXT);
+      if (count < 1 || count > MD_MAX_TYPES)
+        return fail(r, FB_EXIT_USAGE, "'atom types' must be 1 to %s", MD_MAX_TYPES_TEXT);
       r->ntypes = (int)count;
     } else if (n == 2 && !strcmp(f[1], "atoms") && parse_ll(f[0], &count)) {
       r->natoms = count;
-    } else if (n == 4 && strlen(f[2]) == 3 && strlen(f[3]) == 3 && f[2][0] >= 'x' && f[2][0] <= 'z' &&
-               !strcmp(f[2] + 1, "lo") && f[3][0] == f[2][0] && !strcmp(f[3] + 1, "hi") && parse_d(f[0], &lo) &&
-               parse_d(f[1], &hi)) {
+    } else if (n == 4 && strlen(f[2]) == 3 && strlen(f[3]) == 3 && f[2][0] >= 'x' &&
+               f[2][0] <= 'z' && !strcmp(f[2] + 1, "lo") && f[3][0] == f[2][0] &&
+               !strcmp(f[3] + 1, "hi") && parse_d(f[0], &lo) && parse_d(f[1], &hi)) {
       int d = f[2][0] - 'x';
       if (!(hi > lo)) return fail(r, FB_EXIT_USAGE, "%shi must be above its lo", f[2]);
       md->boxlo[d] = lo;
       md->boxhi[d] = hi;
       have_box |= 1 << d;
     } else if (n == 5 && !strcmp(f[3], "xy")) {
-      return fail(r, FB_EXIT_USAGE, "triclinic boxes are not supported (orthogonal boxes only)%s", "");
-    } else if (n == 2 && (!strcmp(f[1], "bonds") || !strcmp(f[1], "angles") || !strcmp(f[1], "dihedrals") ||
-                          !strcmp(f[1], "impropers")) && parse_ll(f[0], &count)) {
-      if (count) return fail(r, FB_EXIT_USAGE, "molecular topology (%s) is not supported: atom_style atomic only", f[1]);
+      return fail(r, FB_EXIT_USAGE, "triclinic boxes are not supported (orthogonal boxes only)%s",
+                  "");
+    } else if (n == 2 &&
+               (!strcmp(f[1], "bonds") || !strcmp(f[1], "angles") || !strcmp(f[1], "dihedrals") ||
+                !strcmp(f[1], "impropers")) &&
+               parse_ll(f[0], &count)) {
+      if (count)
+        return fail(r, FB_EXIT_USAGE,
+                    "molecular topology (%s) is not supported: atom_style atomic only", f[1]);
     } else if (n == 3 && !strcmp(f[2], "types") && parse_ll(f[0], &count)) {
-      if (count) return fail(r, FB_EXIT_USAGE, "%s types are not supported: atom_style atomic only", f[1]);
+      if (count)
+        return fail(r, FB_EXIT_USAGE, "%s types are not supported: atom_style atomic only", f[1]);
     } else {
       return fail(r, FB_EXIT_USAGE, "not a LAMMPS data header line%s", "");
     }
   }
   if (r->natoms < 1) return fail(r, FB_EXIT_USAGE, "no 'N atoms' line in the header%s", "");
-  if (have_box != 7) return fail(r, FB_EXIT_USAGE, "the header lacks xlo xhi, ylo yhi or zlo zhi%s", "");
+  if (have_box != 7)
+    return fail(r, FB_EXIT_USAGE, "the header lacks xlo xhi, ylo yhi or zlo zhi%s", "");
   if (r->ntypes < 1) return fail(r, FB_EXIT_USAGE, "no 'N atom types' line in the header%s", "");
   if (r->natoms > 2000000000LL) return fail(r, FB_EXIT_USAGE, "%s: too many atoms", "the header");
   return 0;
@@ -178,10 +198,12 @@ static int read_masses(DataReader *r, Md *md) {
     double m;
     long long t;
     if (!data_line(r) || is_section(r))
-      return fail(r, FB_EXIT_USAGE, "the Masses section gives %s types' masses: one line per atom type", "too few");
+      return fail(r, FB_EXIT_USAGE,
+                  "the Masses section gives %s types' masses: one line per atom type", "too few");
     if (fields(r->buf, f, 4) != 2 || !parse_ll(f[0], &t) || !parse_d(f[1], &m) || !(m > 0))
       return fail(r, FB_EXIT_USAGE, "expected 'type mass' (a positive mass)%s", "");
-    if (t < 1 || t > r->ntypes) return fail(r, FB_EXIT_USAGE, "Masses: type %s is not an atom type of this file", f[0]);
+    if (t < 1 || t > r->ntypes)
+      return fail(r, FB_EXIT_USAGE, "Masses: type %s is not an atom type of this file", f[0]);
     if (given[t - 1]++) return fail(r, FB_EXIT_USAGE, "Masses: type %s appears twice", f[0]);
     md->mass_data[t - 1] = m;
   }
@@ -193,19 +215,24 @@ static int read_masses(DataReader *r, Md *md) {
 static int read_pair_coeffs(DataReader *r, Md *md, int ij) {
   int lines = ij ? r->ntypes * (r->ntypes + 1) / 2 : r->ntypes;
   if (md->pot.kind != POT_LJ)
-    return fail(r, FB_EXIT_USAGE, "%s: coefficients for lj/cut, but the deck's pair_style is not lj/cut",
+    return fail(r, FB_EXIT_USAGE,
+                "%s: coefficients for lj/cut, but the deck's pair_style is not lj/cut",
                 ij ? "PairIJ Coeffs" : "Pair Coeffs");
   for (int k = 0; k < lines; k++) {
     char *f[8];
     long long i = 0, j = 0;
     double eps = 0.0, sig = 0.0, cut = 0.0;
-    if (!data_line(r) || is_section(r)) return fail(r, FB_EXIT_USAGE, "the %s section ends early", ij ? "PairIJ Coeffs" : "Pair Coeffs");
+    if (!data_line(r) || is_section(r))
+      return fail(r, FB_EXIT_USAGE, "the %s section ends early",
+                  ij ? "PairIJ Coeffs" : "Pair Coeffs");
     int n = fields(r->buf, f, 8), at = ij ? 2 : 1;
     int ok = parse_ll(f[0], &i) && (!ij || parse_ll(f[1], &j)) && n >= at + 2 && n <= at + 3 &&
-             parse_d(f[at], &eps) && parse_d(f[at + 1], &sig) && (n == at + 2 || parse_d(f[at + 2], &cut));
+             parse_d(f[at], &eps) && parse_d(f[at + 1], &sig) &&
+             (n == at + 2 || parse_d(f[at + 2], &cut));
     if (!ij) j = i;
     if (!ok || i < 1 || i > r->ntypes || j < i || j > r->ntypes || eps < 0 || !(sig > 0) || cut < 0)
-      return fail(r, FB_EXIT_USAGE, "expected '%s' for lj/cut", ij ? "i j epsilon sigma [cutoff]" : "i epsilon sigma");
+      return fail(r, FB_EXIT_USAGE, "expected '%s' for lj/cut",
+                  ij ? "i j epsilon sigma [cutoff]" : "i epsilon sigma");
     MdPairCoeffs *c = &md->coeff;
     c->eps[i - 1][j - 1] = c->eps[j - 1][i - 1] = eps;
     c->sig[i - 1][j - 1] = c->sig[j - 1][i - 1] = sig;
@@ -237,15 +264,23 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
     }
     int n = fields(r->buf, f, 12);
     if (n != 5 && n != 8)
-      return fail(r, FB_EXIT_USAGE, "atom_style atomic lines are 'id type x y z [ix iy iz]'; this one has %s columns "
-                  "(another atom style?)", n == 6 ? "6" : n == 7 ? "7" : "another number of");
-    int ok = parse_ll(f[0], &id) && parse_ll(f[1], &type) && parse_d(f[2], &x[0]) && parse_d(f[3], &x[1]) &&
-             parse_d(f[4], &x[2]);
+      return fail(r, FB_EXIT_USAGE,
+                  "atom_style atomic lines are 'id type x y z [ix iy iz]'; this one has %s columns "
+                  "(another atom style?)",
+                  n == 6   ? "6"
+                  : n == 7 ? "7"
+                           : "another number of");
+    int ok = parse_ll(f[0], &id) && parse_ll(f[1], &type) && parse_d(f[2], &x[0]) &&
+             parse_d(f[3], &x[1]) && parse_d(f[4], &x[2]);
     for (int e = 5; e < n; e++) ok = ok && parse_ll(f[e], &image);
-    if (!ok) return fail(r, FB_EXIT_USAGE, "expected 'id type x y z [ix iy iz]' (atom_style atomic)%s", "");
-    if (id < 1 || id > r->natoms) return fail(r, FB_EXIT_USAGE, "atom id %s is outside 1..N atoms", f[0]);
+    if (!ok)
+      return fail(r, FB_EXIT_USAGE, "expected 'id type x y z [ix iy iz]' (atom_style atomic)%s",
+                  "");
+    if (id < 1 || id > r->natoms)
+      return fail(r, FB_EXIT_USAGE, "atom id %s is outside 1..N atoms", f[0]);
     if (r->seen[id]) return fail(r, FB_EXIT_USAGE, "atom id %s appears twice", f[0]);
-    if (type < 1 || type > r->ntypes) return fail(r, FB_EXIT_USAGE, "atom type %s is not an atom type of this file", f[1]);
+    if (type < 1 || type > r->ntypes)
+      return fail(r, FB_EXIT_USAGE, "atom type %s is not an atom type of this file", f[1]);
     for (int d = 0; d < 3; d++)
       if (x[d] < md->boxlo[d] || x[d] > md->boxhi[d] || (md->periodic[d] && x[d] == md->boxhi[d]))
         return fail(r, FB_EXIT_USAGE, "atom %s is outside the box", f[0]);
@@ -253,7 +288,8 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
     r->slot[id] = -1;
     if (keep && md_owns(md, x)) {
       r->slot[id] = md->atoms.n_local;
-      if (md_add_atom(md, id, (int)type - 1, x, zero)) return fail(r, FB_EXIT_RUNTIME, "out of memory reading %s", r->path);
+      if (md_add_atom(md, id, (int)type - 1, x, zero))
+        return fail(r, FB_EXIT_RUNTIME, "out of memory reading %s", r->path);
     }
   }
   return 0;
@@ -265,11 +301,14 @@ static int read_velocities(DataReader *r, Md *md) {
     char *f[8];
     long long id;
     double v[3];
-    if (!data_line(r) || is_section(r)) return fail(r, FB_EXIT_USAGE, "the Velocities section has %s atoms", "fewer lines than");
+    if (!data_line(r) || is_section(r))
+      return fail(r, FB_EXIT_USAGE, "the Velocities section has %s atoms", "fewer lines than");
     int n = fields(r->buf, f, 8);
-    if (n != 4 || !parse_ll(f[0], &id) || !parse_d(f[1], &v[0]) || !parse_d(f[2], &v[1]) || !parse_d(f[3], &v[2]))
+    if (n != 4 || !parse_ll(f[0], &id) || !parse_d(f[1], &v[0]) || !parse_d(f[2], &v[1]) ||
+        !parse_d(f[3], &v[2]))
       return fail(r, FB_EXIT_USAGE, "expected 'id vx vy vz' (atom_style atomic)%s", "");
-    if (id < 1 || id > r->natoms || !r->seen[id]) return fail(r, FB_EXIT_USAGE, "a velocity for atom %s, which is not in Atoms", f[0]);
+    if (id < 1 || id > r->natoms || !r->seen[id])
+      return fail(r, FB_EXIT_USAGE, "a velocity for atom %s, which is not in Atoms", f[0]);
     if (r->seen[id] == 2) return fail(r, FB_EXIT_USAGE, "a second velocity for atom %s", f[0]);
     r->seen[id] = 2;
     if (r->slot[id] >= 0) memcpy(md->atoms.v[r->slot[id]], v, sizeof v);
@@ -282,7 +321,8 @@ static int read_velocities(DataReader *r, Md *md) {
 static int skip_lines(DataReader *r, long long lines, const char *section) {
   for (long long k = 0; k < lines; k++)
     if (!data_line(r) || is_section(r))
-      return fail(r, FB_EXIT_USAGE, "the %s section has fewer lines than its count (atoms or types)", section);
+      return fail(r, FB_EXIT_USAGE,
+                  "the %s section has fewer lines than its count (atoms or types)", section);
   return 0;
 }
 
@@ -294,10 +334,13 @@ static int read_sections(DataReader *r, Md *md, int keep, int more) {
     snprintf(copy, sizeof copy, "%s", r->buf);
     int n = fields(copy, f, 4);
     snprintf(section, sizeof section, "%s%s%s", f[0], n > 1 ? " " : "", n > 1 ? f[1] : "");
-    if (!strcmp(section, "Masses")) rc = keep ? skip_lines(r, r->ntypes, "Masses") : read_masses(r, md);
-    else if (!strcmp(section, "Pair Coeffs")) rc = keep ? skip_lines(r, r->ntypes, "Pair Coeffs") : read_pair_coeffs(r, md, 0);
+    if (!strcmp(section, "Masses"))
+      rc = keep ? skip_lines(r, r->ntypes, "Masses") : read_masses(r, md);
+    else if (!strcmp(section, "Pair Coeffs"))
+      rc = keep ? skip_lines(r, r->ntypes, "Pair Coeffs") : read_pair_coeffs(r, md, 0);
     else if (!strcmp(section, "PairIJ Coeffs"))
-      rc = keep ? skip_lines(r, r->ntypes * (r->ntypes + 1) / 2, "PairIJ Coeffs") : read_pair_coeffs(r, md, 1);
+      rc = keep ? skip_lines(r, r->ntypes * (r->ntypes + 1) / 2, "PairIJ Coeffs")
+                : read_pair_coeffs(r, md, 1);
     else if (!strcmp(f[0], "Atoms") && n == 1) {
       rc = read_atoms(r, md, keep);
       have_atoms = 1;
@@ -305,12 +348,16 @@ static int read_sections(DataReader *r, Md *md, int keep, int more) {
       if (!have_atoms) return fail(r, FB_EXIT_USAGE, "Velocities before Atoms%s", "");
       rc = keep ? read_velocities(r, md) : skip_lines(r, r->natoms, "Velocities");
     } else {
-      return fail(r, FB_EXIT_USAGE, "unsupported section '%s' (atom_style atomic: Masses, Atoms, Velocities, Pair Coeffs, "
-                  "PairIJ Coeffs)", section);
+      return fail(
+          r, FB_EXIT_USAGE,
+          "unsupported section '%s' (atom_style atomic: Masses, Atoms, Velocities, Pair Coeffs, "
+          "PairIJ Coeffs)",
+          section);
     }
     if (rc) return rc;
     more = data_line(r);
-    if (more && !is_section(r)) return fail(r, FB_EXIT_USAGE, "more lines than the section's count (atoms or types)%s", "");
+    if (more && !is_section(r))
+      return fail(r, FB_EXIT_USAGE, "more lines than the section's count (atoms or types)%s", "");
   }
   if (!have_atoms) return fail(r, FB_EXIT_USAGE, "no Atoms section%s", "");
   if (keep && md->have_velocities)
@@ -325,7 +372,17 @@ static int read_sections(DataReader *r, Md *md, int keep, int more) {
 }
 
 int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size_t errlen) {
-  DataReader r = {fmemopen((void *)text, len ? len : 1, "r"), md->data_file, 0, "", "", err, errlen, 0, 0, NULL, NULL};
+  DataReader r = {fmemopen((void *)text, len ? len : 1, "r"),
+                  md->data_file,
+                  0,
+                  "",
+                  "",
+                  err,
+                  errlen,
+                  0,
+                  0,
+                  NULL,
+                  NULL};
   if (!r.f) return snprintf(err, errlen, "%s: cannot read", md->data_file), FB_EXIT_RUNTIME;
   int more = 0, rc = FB_EXIT_USAGE;
   if (!len || !fgets(r.buf, sizeof r.buf, r.f)) {

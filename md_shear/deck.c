@@ -70,7 +70,7 @@ static int stage_keys(FbDeckKey *k, const char *section, MdDeck *d, int s) {
 }
 
 static const char stage_sections[MD_MAX_STAGES][8] = {"run1", "run2", "run3", "run4",
-                                                 "run5", "run6", "run7", "run8"};
+                                                      "run5", "run6", "run7", "run8"};
 
 static void read_deck(FbContext *ctx, Md *md, MdDeck *d) {
   char elements[FB_DECK_STR] = "", pair[32] = "";
@@ -176,12 +176,14 @@ static void read_boundary(FbContext *ctx, Md *md, const MdDeck *d) {
 static void read_lattice(FbContext *ctx, Md *md, const MdDeck *d) {
   md->lattice_given = md->lattice_constant > 0.0 || md->density > 0.0;
   if (!md->data_file[0]) {
-    if (strcmp(md->lattice, "fcc")) md_deck_fail(ctx, md, "system", "lattice", "must be fcc (or use read_data)");
+    if (strcmp(md->lattice, "fcc"))
+      md_deck_fail(ctx, md, "system", "lattice", "must be fcc (or use read_data)");
     if (!strcmp(md->units_name, "metal") && md->lattice_constant <= 0.0)
       md_deck_fail(ctx, md, "system", "lattice", "metal units need 'lattice_constant' (Angstrom)");
     if (!strcmp(md->units_name, "lj") && md->density <= 0.0 && md->lattice_constant <= 0.0)
       md_deck_fail(ctx, md, "system", "lattice", "lj units need 'density' or 'lattice_constant'");
-    if (!d->box[0]) md_deck_fail(ctx, md, "system", "lattice", "a lattice needs 'box' (in lattice units)");
+    if (!d->box[0])
+      md_deck_fail(ctx, md, "system", "lattice", "a lattice needs 'box' (in lattice units)");
     vector_key(ctx, md, "system", "box", d->box, md->box_lattice, 3, 1e-3, 1e6, 0);
   } else if (d->box[0]) {
     md_deck_fail(ctx, md, "system", "box", "read_data gives the box; remove 'box'");
@@ -207,34 +209,46 @@ static void read_lattice(FbContext *ctx, Md *md, const MdDeck *d) {
         len += md->orient[a][e] * md->orient[a][e];
       }
       if (dot || !len)
-        md_deck_fail(ctx, md, "system", "orient_x", "orient_x, orient_y and orient_z must be non-zero and orthogonal");
+        md_deck_fail(ctx, md, "system", "orient_x",
+                     "orient_x, orient_y and orient_z must be non-zero and orthogonal");
     }
-  if (d->origin[0]) vector_key(ctx, md, "system", "origin", d->origin, md->origin, 3, 0.0, 0.999999, 0);
+  if (d->origin[0])
+    vector_key(ctx, md, "system", "origin", d->origin, md->origin, 3, 0.0, 0.999999, 0);
   double rep[3] = {1, 1, 1};
   if (d->replicate[0]) vector_key(ctx, md, "system", "replicate", d->replicate, rep, 3, 1, 1000, 1);
   for (int k = 0; k < 3; k++)
     if (md->replicate[k] == 0) md->replicate[k] = (int)rep[k];
   if (md->data_file[0] && (md->replicate[0] * md->replicate[1] * md->replicate[2] != 1))
-    md_deck_fail(ctx, md, "system", "replicate", "replicates a lattice; a data file is used as it is");
+    md_deck_fail(ctx, md, "system", "replicate",
+                 "replicates a lattice; a data file is used as it is");
 }
 
 static void check_deck(FbContext *ctx, Md *md, MdDeck *d) {
-  if (!strcmp(md->units_name, "lj")) md->units = UNITS_LJ;
-  else if (!strcmp(md->units_name, "metal")) md->units = UNITS_METAL;
-  else md_deck_fail(ctx, md, "system", "units", "must be lj or metal");
-  if (!strcmp(md->pair_style, "lj/cut")) md->pot.kind = POT_LJ;
-  else if (!strcmp(md->pair_style, "eam") || !strcmp(md->pair_style, "eam/alloy")) md->pot.kind = POT_EAM;
-  else md_deck_fail(ctx, md, "potential", "pair_style", "must be lj/cut, eam or eam/alloy");
+  if (!strcmp(md->units_name, "lj"))
+    md->units = UNITS_LJ;
+  else if (!strcmp(md->units_name, "metal"))
+    md->units = UNITS_METAL;
+  else
+    md_deck_fail(ctx, md, "system", "units", "must be lj or metal");
+  if (!strcmp(md->pair_style, "lj/cut"))
+    md->pot.kind = POT_LJ;
+  else if (!strcmp(md->pair_style, "eam") || !strcmp(md->pair_style, "eam/alloy"))
+    md->pot.kind = POT_EAM;
+  else
+    md_deck_fail(ctx, md, "potential", "pair_style", "must be lj/cut, eam or eam/alloy");
   if (md->pot.kind == POT_EAM && !md->pot_file[0])
     md_deck_fail(ctx, md, "potential", "pair_style", "eam and eam/alloy need a 'file' key");
   if (md->pot.kind == POT_LJ && md->cutoff <= 0.0)
-    md_deck_fail(ctx, md, "potential", "pair_style", "lj/cut needs a 'cutoff' key (the global cutoff)");
+    md_deck_fail(ctx, md, "potential", "pair_style",
+                 "lj/cut needs a 'cutoff' key (the global cutoff)");
   if (md->pot.kind == POT_EAM && d->pair_coeff[0])
     md_deck_fail(ctx, md, "potential", "pair_coeff", "eam takes its coefficients from 'file'");
   md->mix = MIX_GEOMETRIC;
-  if (!strcmp(d->mix, "arithmetic")) md->mix = MIX_ARITHMETIC;
+  if (!strcmp(d->mix, "arithmetic"))
+    md->mix = MIX_ARITHMETIC;
   else if (d->mix[0] && strcmp(d->mix, "geometric"))
-    md_deck_fail(ctx, md, "potential", "mix", "must be geometric (LAMMPS's default for lj/cut) or arithmetic");
+    md_deck_fail(ctx, md, "potential", "mix",
+                 "must be geometric (LAMMPS's default for lj/cut) or arithmetic");
   read_boundary(ctx, md, d);
   read_lattice(ctx, md, d);
   if (d->mass[0]) {
@@ -243,7 +257,8 @@ static void check_deck(FbContext *ctx, Md *md, MdDeck *d) {
     if (n < 1) md_deck_fail(ctx, md, "system", "mass", "give one mass, or one per type");
     for (int t = 0; t < MD_MAX_TYPES; t++) {
       md->mass_deck[t] = v[n == 1 ? 0 : (t < n ? t : n - 1)];
-      if (t < n && !(v[t] > 0.0)) md_deck_fail(ctx, md, "system", "mass", "masses must be positive");
+      if (t < n && !(v[t] > 0.0))
+        md_deck_fail(ctx, md, "system", "mass", "masses must be positive");
     }
     md->mass_deck_given = n;
   }
@@ -256,21 +271,28 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
   o->input = "inputs/md/shear.ini";
   o->steps = -1;
   fb_option_string(ctx, "input", 'i', &o->input, "DECK", "input deck (inputs/md/*.ini)");
-  fb_option_int(ctx, "steps", 'n', &o->steps, 0, 1000000000, "STEPS", "steps of the (last) run, overriding the deck");
+  fb_option_int(ctx, "steps", 'n', &o->steps, 0, 1000000000, "STEPS",
+                "steps of the (last) run, overriding the deck");
   fb_option_default(ctx, "the deck's");
-  fb_option_dims3(ctx, "replicate", 0, o->rep, "replicate the lattice box AxBxC times, overriding the deck");
+  fb_option_dims3(ctx, "replicate", 0, o->rep,
+                  "replicate the lattice box AxBxC times, overriding the deck");
   fb_option_default(ctx, "the deck's");
   fb_option_dims3(ctx, "grid", 0, o->grid, "process grid PxQxR");
   fb_option_default(ctx, "least ghost surface");
-  fb_option_string(ctx, "forces", 0, &o->forces, "FILE", "write step-0 forces (id fx fy fz, %.17g) to FILE");
+  fb_option_string(ctx, "forces", 0, &o->forces, "FILE",
+                   "write step-0 forces (id fx fy fz, %.17g) to FILE");
   fb_option_string(ctx, "trajectory", 0, &o->traj, "FILE", "H5MD trajectory, overriding the deck");
-  fb_option_string(ctx, "dump", 0, &o->dump, "FILE", "LAMMPS dump custom text file, overriding the deck");
-  fb_option_string(ctx, "restart", 0, &o->restart, "FILE", "write an H5MD restart at the end, overriding the deck");
-  fb_option_string(ctx, "read-restart", 0, &o->read_restart, "FILE", "start from an H5MD restart written by md");
+  fb_option_string(ctx, "dump", 0, &o->dump, "FILE",
+                   "LAMMPS dump custom text file, overriding the deck");
+  fb_option_string(ctx, "restart", 0, &o->restart, "FILE",
+                   "write an H5MD restart at the end, overriding the deck");
+  fb_option_string(ctx, "read-restart", 0, &o->read_restart, "FILE",
+                   "start from an H5MD restart written by md");
   fb_option_int(ctx, "restart-every", 0, &o->restart_every, 1, 1000000000, "STEPS",
                 "write the restart every STEPS steps (a neighbour-list rebuild at each)");
   fb_option_default(ctx, "only at the end");
-  fb_option_flag(ctx, "no-output", 0, &md->no_output_flag, "write no trajectory, dump or restart file");
+  fb_option_flag(ctx, "no-output", 0, &md->no_output_flag,
+                 "write no trajectory, dump or restart file");
   fb_parse_options(ctx, argc, argv,
                    "A LAMMPS-like short-range molecular dynamics kernel: lj/cut (any number\n"
                    "of types, mixed or per pair) and EAM (funcfl and setfl files), velocity\n"
@@ -281,13 +303,22 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
                    "lj_bench.ini (LAMMPS bench/in.lj). FOM: atom-steps per second.");
   if (md->no_output_flag && (o->traj || o->restart || o->dump || o->restart_every))
     fb_fail(ctx, FB_EXIT_USAGE, "--no-output contradicts --%s",
-            o->traj ? "trajectory" : o->restart ? "restart" : o->dump ? "dump" : "restart-every");
+            o->traj      ? "trajectory"
+            : o->restart ? "restart"
+            : o->dump    ? "dump"
+                         : "restart-every");
   /* defaults, then the deck */
   snprintf(md->deck_path, sizeof md->deck_path, "%s", o->input);
   snprintf(md->lattice, sizeof md->lattice, "fcc");
   snprintf(md->units_name, sizeof md->units_name, "lj");
-  md->dt = 0.005; md->skin = 0.3; md->neigh_every = 1; md->neigh_delay = 0;
-  md->neigh_check = 1; md->epsilon = 1.0; md->sigma = 1.0; md->trajectory_every = 100;
+  md->dt = 0.005;
+  md->skin = 0.3;
+  md->neigh_every = 1;
+  md->neigh_delay = 0;
+  md->neigh_check = 1;
+  md->epsilon = 1.0;
+  md->sigma = 1.0;
+  md->trajectory_every = 100;
   md->dump_every = 100;
   MdDeck *d = calloc(1, sizeof *d); /* the deck's text values: read, planned, freed */
   fb_agree(ctx, d ? 0 : FB_EXIT_RUNTIME, "out of memory reading the deck");
@@ -305,12 +336,16 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
   if (o->restart) snprintf(md->restart_out, sizeof md->restart_out, "%s", o->restart);
   if (o->restart_every) md->restart_every = o->restart_every;
   if (o->read_restart) snprintf(md->restart_in, sizeof md->restart_in, "%s", o->read_restart);
-  if (md->restart_in[0]) md->data_file[0] = '\0'; /* the restart replaces the deck's initial state */
+  if (md->restart_in[0])
+    md->data_file[0] = '\0'; /* the restart replaces the deck's initial state */
   if (md->no_output_flag) md->trajectory[0] = md->restart_out[0] = md->dump_path[0] = '\0';
   if (md->forces_out[0]) fb_check_output_path(ctx, "option --forces", md->forces_out);
   if (md->trajectory[0])
-    fb_check_output_path(ctx, o->traj ? "option --trajectory" : "the deck's trajectory", md->trajectory);
-  if (md->dump_path[0]) fb_check_output_path(ctx, o->dump ? "option --dump" : "the deck's dump", md->dump_path);
+    fb_check_output_path(ctx, o->traj ? "option --trajectory" : "the deck's trajectory",
+                         md->trajectory);
+  if (md->dump_path[0])
+    fb_check_output_path(ctx, o->dump ? "option --dump" : "the deck's dump", md->dump_path);
   if (md->restart_out[0])
-    fb_check_output_path(ctx, o->restart ? "option --restart" : "the deck's restart", md->restart_out);
+    fb_check_output_path(ctx, o->restart ? "option --restart" : "the deck's restart",
+                         md->restart_out);
 }

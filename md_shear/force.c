@@ -43,8 +43,12 @@ static inline int table_index(double x, double rdelta, int n, double *p) {
   *p = q < 1.0 ? q : 1.0;
   return m - 1;
 }
-static inline double spline_value(const MdSpline c, double p) { return ((c[3] * p + c[4]) * p + c[5]) * p + c[6]; }
-static inline double spline_deriv(const MdSpline c, double p) { return (c[0] * p + c[1]) * p + c[2]; }
+static inline double spline_value(const MdSpline c, double p) {
+  return ((c[3] * p + c[4]) * p + c[5]) * p + c[6];
+}
+static inline double spline_deriv(const MdSpline c, double p) {
+  return (c[0] * p + c[1]) * p + c[2];
+}
 
 typedef struct {
   double energy, virial, min_rsq;
@@ -53,13 +57,18 @@ typedef struct {
 
 /* One pair's force on i (into the row's running sums) and its reaction
  * on j (Newton's third law). */
-static inline void pair_force(double (*restrict f)[3], int j, double dx, double dy, double dz, double fpair,
-                              double fi[3]) {
-  fi[0] += dx * fpair; fi[1] += dy * fpair; fi[2] += dz * fpair;
-  f[j][0] -= dx * fpair; f[j][1] -= dy * fpair; f[j][2] -= dz * fpair;
+static inline void pair_force(double (*restrict f)[3], int j, double dx, double dy, double dz,
+                              double fpair, double fi[3]) {
+  fi[0] += dx * fpair;
+  fi[1] += dy * fpair;
+  fi[2] += dz * fpair;
+  f[j][0] -= dx * fpair;
+  f[j][1] -= dy * fpair;
+  f[j][2] -= dz * fpair;
 }
 
-static inline void pair_sums(PairSums *s, double energy, double virial, double min_rsq, double e_cut) {
+static inline void pair_sums(PairSums *s, double energy, double virial, double min_rsq,
+                             double e_cut) {
   s->energy += energy;
   s->virial += virial;
   s->min_rsq = min_rsq;
@@ -70,12 +79,13 @@ static inline void pair_sums(PairSums *s, double energy, double virial, double m
  * registers (restrict: force stores do not alias positions or tables).
  * A SIMD form (gathers, then a scalar scatter) measured 20% slower on
  * Zen 3, whose gathers are slow. */
-static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi, PairSums *s, int single_type,
-                           const int sums) {
-  const double (*restrict x)[3] = (const double (*)[3])md->atoms.x;
+static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi, PairSums *s,
+                           int single_type, const int sums) {
+  const double(*restrict x)[3] = (const double(*)[3])md->atoms.x;
   const int *restrict type = md->atoms.type;
   const MdPotential *p = &md->pot;
-  const int *restrict first = md->neigh.first, *restrict len = md->neigh.len, *restrict pairs = md->neigh.pairs;
+  const int *restrict first = md->neigh.first, *restrict len = md->neigh.len,
+                      *restrict pairs = md->neigh.pairs;
   const double cutsq0 = p->cutsq_ij[0][0];
   double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq, e_cut = 0.0;
   for (int i = lo; i < hi; i++) {
@@ -89,8 +99,10 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
       const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
       const double rsq = dx * dx + dy * dy + dz * dz;
       const int tj = single_type ? 0 : type[j];
-      const double lj1 = single_type ? p->lj1[0][0] : p->lj1[ti][tj], lj2 = single_type ? p->lj2[0][0] : p->lj2[ti][tj];
-      const double lj3 = single_type ? p->lj3[0][0] : p->lj3[ti][tj], lj4 = single_type ? p->lj4[0][0] : p->lj4[ti][tj];
+      const double lj1 = single_type ? p->lj1[0][0] : p->lj1[ti][tj],
+                   lj2 = single_type ? p->lj2[0][0] : p->lj2[ti][tj];
+      const double lj3 = single_type ? p->lj3[0][0] : p->lj3[ti][tj],
+                   lj4 = single_type ? p->lj4[0][0] : p->lj4[ti][tj];
       const double off = single_type ? p->offset[0][0] : p->offset[ti][tj];
       const double cutsq = single_type ? cutsq0 : p->cutsq_ij[ti][tj];
       const double r2inv = 1.0 / rsq, r6inv = r2inv * r2inv * r2inv;
@@ -107,7 +119,9 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
         e_cut += (single_type ? p->e_at_cut[0][0] : p->e_at_cut[ti][tj]) * inside;
       }
     }
-    f[i][0] += fi[0]; f[i][1] += fi[1]; f[i][2] += fi[2];
+    f[i][0] += fi[0];
+    f[i][1] += fi[1];
+    f[i][2] += fi[2];
   }
   pair_sums(s, energy, virial, min_rsq, e_cut);
 }
@@ -120,21 +134,27 @@ static int sums_due(const Md *md) { return md->energy_due || md->check_overlap; 
 static void lj_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
   const int sums = sums_due(md);
   if (md->ntypes == 1) {
-    if (sums) lj_loop(md, f, lo, hi, s, 1, 1);
-    else lj_loop(md, f, lo, hi, s, 1, 0);
+    if (sums)
+      lj_loop(md, f, lo, hi, s, 1, 1);
+    else
+      lj_loop(md, f, lo, hi, s, 1, 0);
   } else {
-    if (sums) lj_loop(md, f, lo, hi, s, 0, 1);
-    else lj_loop(md, f, lo, hi, s, 0, 0);
+    if (sums)
+      lj_loop(md, f, lo, hi, s, 0, 1);
+    else
+      lj_loop(md, f, lo, hi, s, 0, 0);
   }
 }
 
 /* EAM densities over the half list. single: one element, so the density
  * each atom gives the other is the same number (computed once). */
-static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, int hi, int single) {
-  const double (*restrict x)[3] = (const double (*)[3])md->atoms.x;
+static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, int hi,
+                                    int single) {
+  const double(*restrict x)[3] = (const double(*)[3])md->atoms.x;
   const int *restrict type = md->atoms.type;
   const MdPotential *p = &md->pot;
-  const int *restrict first = md->neigh.first, *restrict len = md->neigh.len, *restrict pairs = md->neigh.pairs;
+  const int *restrict first = md->neigh.first, *restrict len = md->neigh.len,
+                      *restrict pairs = md->neigh.pairs;
   const double cutsq = p->cutsq, rdr = p->rdr;
   const int nr = p->nr;
   const MdSpline *restrict rhor0 = p->rhor[0];
@@ -166,8 +186,10 @@ static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, 
 }
 
 static void eam_density(Md *md, double *rho, int lo, int hi) {
-  if (md->pot.nelements == 1) eam_density_loop(md, rho, lo, hi, 1);
-  else eam_density_loop(md, rho, lo, hi, 0);
+  if (md->pot.nelements == 1)
+    eam_density_loop(md, rho, lo, hi, 1);
+  else
+    eam_density_loop(md, rho, lo, hi, 0);
 }
 
 /* Embedding energy and its derivative for owned atoms; linear beyond the
@@ -189,13 +211,14 @@ static double eam_embed(Md *md) {
   return e;
 }
 
-static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, int hi, PairSums *s, int single,
-                                 const int sums) {
-  const double (*restrict x)[3] = (const double (*)[3])md->atoms.x;
+static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, int hi, PairSums *s,
+                                 int single, const int sums) {
+  const double(*restrict x)[3] = (const double(*)[3])md->atoms.x;
   const double *restrict fp = md->atoms.fp;
   const int *restrict type = md->atoms.type;
   const MdPotential *p = &md->pot;
-  const int *restrict first = md->neigh.first, *restrict len = md->neigh.len, *restrict pairs = md->neigh.pairs;
+  const int *restrict first = md->neigh.first, *restrict len = md->neigh.len,
+                      *restrict pairs = md->neigh.pairs;
   const double cutsq = p->cutsq, rdr = p->rdr;
   const int nr = p->nr;
   const MdSpline *restrict rhor0 = p->rhor[0], *restrict z2r0 = p->z2r[0][0];
@@ -237,7 +260,9 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
         min_rsq = rsq < min_rsq ? rsq : min_rsq;
       }
     }
-    f[i][0] += fi[0]; f[i][1] += fi[1]; f[i][2] += fi[2];
+    f[i][0] += fi[0];
+    f[i][1] += fi[1];
+    f[i][2] += fi[2];
   }
   pair_sums(s, energy, virial, min_rsq, 0.0);
 }
@@ -245,11 +270,15 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
 static void eam_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
   const int sums = sums_due(md);
   if (md->pot.nelements == 1) {
-    if (sums) eam_pair_loop(md, f, lo, hi, s, 1, 1);
-    else eam_pair_loop(md, f, lo, hi, s, 1, 0);
+    if (sums)
+      eam_pair_loop(md, f, lo, hi, s, 1, 1);
+    else
+      eam_pair_loop(md, f, lo, hi, s, 1, 0);
   } else {
-    if (sums) eam_pair_loop(md, f, lo, hi, s, 0, 1);
-    else eam_pair_loop(md, f, lo, hi, s, 0, 0);
+    if (sums)
+      eam_pair_loop(md, f, lo, hi, s, 0, 1);
+    else
+      eam_pair_loop(md, f, lo, hi, s, 0, 0);
   }
 }
 
@@ -276,21 +305,29 @@ static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
 #ifdef _OPENMP
     t = omp_get_thread_num();
 #endif
-    double (*mine)[3] = (double (*)[3])(buf + (size_t)t * nall * 3);
+    double(*mine)[3] = (double(*)[3])(buf + (size_t)t * nall * 3);
     memset(mine, 0, (size_t)nall * 3 * sizeof(double));
     int lo = (int)((long long)nloc * t / threads), hi = (int)((long long)nloc * (t + 1) / threads);
     PairSums s = {0, 0, mn, 0};
     loop(md, mine, lo, hi, &s);
-    e += s.energy; w += s.virial; mn = s.min_rsq; ec += s.e_cut;
+    e += s.energy;
+    w += s.virial;
+    mn = s.min_rsq;
+    ec += s.e_cut;
 #pragma omp barrier
 #pragma omp for schedule(static)
     for (int i = 0; i < nall; i++)
       for (int u = 0; u < threads; u++) {
         const double *src = buf + ((size_t)u * nall + i) * 3;
-        out[i][0] += src[0]; out[i][1] += src[1]; out[i][2] += src[2];
+        out[i][0] += src[0];
+        out[i][1] += src[1];
+        out[i][2] += src[2];
       }
   }
-  sums->energy += e; sums->virial += w; sums->min_rsq = mn; sums->e_cut += ec;
+  sums->energy += e;
+  sums->virial += w;
+  sums->min_rsq = mn;
+  sums->e_cut += ec;
   return 0;
 }
 
@@ -317,7 +354,8 @@ static int eam_densities(Md *md) {
 #endif
     double *mine = buf + (size_t)t * nall;
     memset(mine, 0, (size_t)nall * sizeof(double));
-    int lo = (int)((long long)a->n_local * t / threads), hi = (int)((long long)a->n_local * (t + 1) / threads);
+    int lo = (int)((long long)a->n_local * t / threads),
+        hi = (int)((long long)a->n_local * (t + 1) / threads);
     eam_density(md, mine, lo, hi);
 #pragma omp barrier
 #pragma omp for schedule(static)
@@ -337,13 +375,15 @@ static void overlap_check(FbContext *ctx, Md *md, double min_rsq) {
     for (int i = 0; i < a->n_local && !msg[0]; i++)
       for (int k = 0; k < md->neigh.len[i]; k++) {
         int j = md->neigh.pairs[md->neigh.first[i] + k];
-        double dx = a->x[i][0] - a->x[j][0], dy = a->x[i][1] - a->x[j][1], dz = a->x[i][2] - a->x[j][2];
+        double dx = a->x[i][0] - a->x[j][0], dy = a->x[i][1] - a->x[j][1],
+               dz = a->x[i][2] - a->x[j][2];
         double rsq = dx * dx + dy * dy + dz * dz;
         if (!(rsq >= limit * limit)) {
-          snprintf(msg, sizeof msg,
-                   "atoms %lld and %lld overlap at step %lld: %.3g apart, under %.3g (%.2g x cutoff); "
-                   "their force would overflow",
-                   a->id[i], a->id[j], md->total_steps, sqrt(rsq), limit, MD_OVERLAP_FRACTION);
+          snprintf(
+              msg, sizeof msg,
+              "atoms %lld and %lld overlap at step %lld: %.3g apart, under %.3g (%.2g x cutoff); "
+              "their force would overflow",
+              a->id[i], a->id[j], md->total_steps, sqrt(rsq), limit, MD_OVERLAP_FRACTION);
           break;
         }
       }
@@ -370,7 +410,8 @@ static void peratom_energy(FbContext *ctx, Md *md) {
     }
     for (int k = 0; k < md->neigh.len[i]; k++) {
       const int j = md->neigh.pairs[md->neigh.first[i] + k], tj = a->type[j];
-      double dx = a->x[i][0] - a->x[j][0], dy = a->x[i][1] - a->x[j][1], dz = a->x[i][2] - a->x[j][2];
+      double dx = a->x[i][0] - a->x[j][0], dy = a->x[i][1] - a->x[j][1],
+             dz = a->x[i][2] - a->x[j][2];
       double rsq = dx * dx + dy * dy + dz * dz, e;
       if (rsq >= p->cutsq_ij[ti][tj]) continue;
       if (p->kind == POT_LJ) {
@@ -400,11 +441,11 @@ void md_force(FbContext *ctx, Md *md) {
   } else {
     rc = eam_densities(md);
     fb_timer_stop(&ctx->timers, PH_PAIR);
-    md_reverse_scalar(ctx, md, a->rho);       /* ghost densities to their owners */
+    md_reverse_scalar(ctx, md, a->rho); /* ghost densities to their owners */
     fb_timer_start(&ctx->timers, PH_PAIR);
     s.energy = eam_embed(md);
     fb_timer_stop(&ctx->timers, PH_PAIR);
-    md_forward_scalar(ctx, md, a->fp);        /* the second exchange of the step */
+    md_forward_scalar(ctx, md, a->fp); /* the second exchange of the step */
     fb_timer_start(&ctx->timers, PH_PAIR);
     if (!rc) rc = threaded(md, eam_pairs, a->f, &s);
   }

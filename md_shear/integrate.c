@@ -19,7 +19,8 @@ static void reneighbor(FbContext *ctx, Md *md) {
   fb_timer_start(&ctx->timers, PH_NEIGH);
   md_neighbor_build(md);
   fb_timer_stop(&ctx->timers, PH_NEIGH);
-  fb_agree(ctx, md->neigh.count < 0 ? FB_EXIT_RUNTIME : 0, "out of memory building the neighbour list");
+  fb_agree(ctx, md->neigh.count < 0 ? FB_EXIT_RUNTIME : 0,
+           "out of memory building the neighbour list");
   md->check_overlap = 1;
 }
 
@@ -50,7 +51,8 @@ static void rescale(FbContext *ctx, Md *md) {
   if (!r->on || md->step % r->every) return;
   double dof, t = md_temperature(ctx, md, r->compute, &dof);
   if (dof < 1.0) return;
-  if (t == 0.0) fb_fail(ctx, FB_EXIT_RUNTIME, "temp/rescale: the temperature is 0 at step %lld", md->step);
+  if (t == 0.0)
+    fb_fail(ctx, FB_EXIT_RUNTIME, "temp/rescale: the temperature is 0 at step %lld", md->step);
   double delta = (double)(md->step - md->stage_begin);
   if (delta != 0.0) delta /= (double)(md->stage_end - md->stage_begin);
   double target = r->t_start + delta * (r->t_stop - r->t_start);
@@ -101,7 +103,8 @@ static void step(FbContext *ctx, Md *md, long long *ago, int scale_hook) {
   fb_timer_start(&ctx->timers, PH_OTHER);
   integrate_half(md, 1);
   fb_timer_stop(&ctx->timers, PH_OTHER);
-  if (md->total_steps == 5 && ctx->rank == 0 && md->atoms.n_local > 0 && fb_test_hook("md_lose_atom"))
+  if (md->total_steps == 5 && ctx->rank == 0 && md->atoms.n_local > 0 &&
+      fb_test_hook("md_lose_atom"))
     md->atoms.n_local--; /* test hook: an atom vanishes */
   (*ago)++;
   int rebuild = restart_due(md);
@@ -122,7 +125,8 @@ static void step(FbContext *ctx, Md *md, long long *ago, int scale_hook) {
     md_forward_x(ctx, md);
   }
   const MdStage *st = &md->stage_plan[md->stage];
-  const int thermo = md->step == md->stage_end || (st->thermo_every && md->step % st->thermo_every == 0);
+  const int thermo =
+      md->step == md->stage_end || (st->thermo_every && md->step % st->thermo_every == 0);
   md->energy_due = thermo;
   md->peratom_due = trajectory_now(md) || dump_now(md);
   compute_forces(ctx, md, scale_hook);

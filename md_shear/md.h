@@ -10,24 +10,24 @@
 
 enum { PH_PAIR, PH_NEIGH, PH_COMM, PH_REDUCTIONS, PH_OUTPUT, PH_OTHER, PH_COUNT };
 
-#define MD_MAX_TYPES 8
-#define MD_MAX_GROUPS 16   /* bit g of an atom's mask; group 0 is "all" */
-#define MD_MAX_COMPUTES 8
-#define MD_MAX_STAGES 8    /* LAMMPS "run" commands: [run1] ... [run8] */
-#define MD_MAX_VELOCITY 4  /* velocity commands before one run */
-#define MD_MAX_COLUMNS 16  /* thermo columns */
+#define MD_MAX_TYPES        8
+#define MD_MAX_GROUPS       16 /* bit g of an atom's mask; group 0 is "all" */
+#define MD_MAX_COMPUTES     8
+#define MD_MAX_STAGES       8  /* LAMMPS "run" commands: [run1] ... [run8] */
+#define MD_MAX_VELOCITY     4  /* velocity commands before one run */
+#define MD_MAX_COLUMNS      16 /* thermo columns */
 #define MD_MAX_DUMP_COLUMNS 12
-#define MD_PATH 256
-#define MD_NAME 32
-#define MD_GROUP_ALL 0
+#define MD_PATH             256
+#define MD_NAME             32
+#define MD_GROUP_ALL        0
 
 /* Unit conversions of LAMMPS's update.cpp for the two unit systems we use. */
 typedef struct {
   const char *name;
-  double boltz;   /* energy per kelvin (metal) or 1 (lj) */
-  double mvv2e;   /* mass * velocity^2 -> energy */
-  double ftm2v;   /* force / mass * time -> velocity */
-  double nktv2p;  /* energy / volume -> pressure */
+  double boltz;  /* energy per kelvin (metal) or 1 (lj) */
+  double mvv2e;  /* mass * velocity^2 -> energy */
+  double ftm2v;  /* force / mass * time -> velocity */
+  double nktv2p; /* energy / volume -> pressure */
 } MdUnits;
 
 /* A tabulated function on a uniform grid with LAMMPS's spline convention:
@@ -47,9 +47,9 @@ typedef struct {
 
 typedef struct {
   MdPotKind kind;
-  char style[32];          /* lj/cut, eam, eam/alloy */
+  char style[32]; /* lj/cut, eam, eam/alloy */
   int ntypes;
-  double cut, cutsq;       /* the largest force cutoff (neighbour lists) */
+  double cut, cutsq; /* the largest force cutoff (neighbour lists) */
   /* lj/cut, per type pair */
   double cutsq_ij[MD_MAX_TYPES][MD_MAX_TYPES];
   double lj1[MD_MAX_TYPES][MD_MAX_TYPES], lj2[MD_MAX_TYPES][MD_MAX_TYPES];
@@ -61,7 +61,7 @@ typedef struct {
   double drho, dr, rdrho, rdr, rhomax;
   MdSpline *frho[MD_MAX_TYPES], *rhor[MD_MAX_TYPES], *z2r[MD_MAX_TYPES][MD_MAX_TYPES];
   int elem_of_type[MD_MAX_TYPES];
-  double file_mass[MD_MAX_TYPES];   /* per element, from the file */
+  double file_mass[MD_MAX_TYPES]; /* per element, from the file */
   char element[MD_MAX_TYPES][16];
 } MdPotential;
 
@@ -77,24 +77,24 @@ typedef struct {
 
 /* One of the six ghost swaps: atoms sent to a neighbour and received back. */
 typedef struct {
-  int dim, dir;            /* dir 0: send to the lower neighbour, 1: upper */
-  int send_to, recv_from;  /* ranks, MPI_PROC_NULL at a non-periodic wall */
+  int dim, dir;           /* dir 0: send to the lower neighbour, 1: upper */
+  int send_to, recv_from; /* ranks, MPI_PROC_NULL at a non-periodic wall */
   int n_send, n_recv, first_recv, cap_send;
   int *send_list;
-  double shift[3];         /* added to sent positions (periodic wrap) */
+  double shift[3]; /* added to sent positions (periodic wrap) */
 } MdSwap;
 
 /* The neighbour list and the work arrays of its build (kept between builds). */
 #define MD_MAX_THREADS 256
 typedef struct {
   int count, cap;
-  int *first, *len;        /* per owned atom, into pairs */
+  int *first, *len; /* per owned atom, into pairs */
   int *pairs;
   int nbins[3], nbins_total;
   double bin_lo[3], bin_size[3];
   long long builds, dangerous;
   int *bin_start, *bin_atoms, *atom_bin, *stencil;
-  double *bin_x[3];        /* positions in bin order, one array per axis */
+  double *bin_x[3]; /* positions in bin order, one array per axis */
   int bin_cap, atom_cap, n_stencil;
   int *thread_pairs[MD_MAX_THREADS], thread_cap[MD_MAX_THREADS], thread_count[MD_MAX_THREADS];
 } MdNeighbor;
@@ -109,12 +109,19 @@ typedef struct {
 /* A group, as LAMMPS's group command makes it (once, at set-up): by type,
  * by a block region (lattice units unless [groups] units = box; INF is
  * unbounded), or from other groups. */
-typedef enum { GROUP_ALL, GROUP_TYPE, GROUP_BLOCK, GROUP_UNION, GROUP_SUBTRACT, GROUP_INTERSECT } MdGroupKind;
+typedef enum {
+  GROUP_ALL,
+  GROUP_TYPE,
+  GROUP_BLOCK,
+  GROUP_UNION,
+  GROUP_SUBTRACT,
+  GROUP_INTERSECT
+} MdGroupKind;
 typedef struct {
   MdGroupKind kind;
-  int types;               /* GROUP_TYPE: bit t for type t + 1 */
-  int max_type;            /* the largest type named */
-  double lo[3], hi[3];     /* GROUP_BLOCK */
+  int types;           /* GROUP_TYPE: bit t for type t + 1 */
+  int max_type;        /* the largest type named */
+  double lo[3], hi[3]; /* GROUP_BLOCK */
   int refs[MD_MAX_GROUPS], nrefs;
 } MdGroupDef;
 
@@ -122,7 +129,7 @@ typedef struct {
 typedef struct {
   char name[MD_NAME];
   int group, partial, use[3];
-  long long count;         /* atoms in the group (set at setup) */
+  long long count; /* atoms in the group (set at setup) */
 } MdCompute;
 
 /* One velocity command before a run (LAMMPS's velocity). */
@@ -130,10 +137,14 @@ typedef enum { VEL_CREATE, VEL_SET, VEL_RAMP } MdVelStyle;
 typedef struct {
   MdVelStyle style;
   int group;
-  double temp; long long seed; int compute;     /* create T SEED [temp C] */
-  double v[3]; int v_given[3];                  /* set VX VY VZ (NULL: unchanged) */
-  int vdim, cdim; double vlo, vhi, clo, chi;    /* ramp vDIM VLO VHI DIM CLO CHI */
-  int sum;                                      /* set/ramp sum yes */
+  double temp;
+  long long seed;
+  int compute; /* create T SEED [temp C] */
+  double v[3];
+  int v_given[3]; /* set VX VY VZ (NULL: unchanged) */
+  int vdim, cdim;
+  double vlo, vhi, clo, chi; /* ramp vDIM VLO VHI DIM CLO CHI */
+  int sum;                   /* set/ramp sum yes */
 } MdVelocity;
 
 /* fix temp/rescale N TSTART TSTOP WINDOW FRACTION, with fix_modify temp C. */
@@ -146,30 +157,55 @@ typedef struct {
 /* One LAMMPS "run": what happens before it and during it. */
 typedef struct {
   long long steps, thermo_every;
-  int thermo_temp;         /* compute index for thermo_modify temp */
+  int thermo_temp; /* compute index for thermo_modify temp */
   MdRescale rescale;
   MdVelocity vel[MD_MAX_VELOCITY];
   int n_vel;
-  int reset_timestep;      /* reset_timestep 0 before the run */
+  int reset_timestep; /* reset_timestep 0 before the run */
 } MdStage;
 
 /* Thermo columns (thermo_style one, or custom with these keywords). */
 typedef enum {
-  TH_STEP, TH_TEMP, TH_EPAIR, TH_EMOL, TH_PE, TH_KE, TH_ETOTAL, TH_PRESS, TH_VOL, TH_ATOMS,
-  TH_LX, TH_LY, TH_LZ, TH_COMPUTE
+  TH_STEP,
+  TH_TEMP,
+  TH_EPAIR,
+  TH_EMOL,
+  TH_PE,
+  TH_KE,
+  TH_ETOTAL,
+  TH_PRESS,
+  TH_VOL,
+  TH_ATOMS,
+  TH_LX,
+  TH_LY,
+  TH_LZ,
+  TH_COMPUTE
 } MdThermoKey;
 typedef struct {
   MdThermoKey key;
-  int compute;             /* TH_COMPUTE: which temperature */
-  char header[MD_NAME];    /* LAMMPS's column name */
+  int compute;          /* TH_COMPUTE: which temperature */
+  char header[MD_NAME]; /* LAMMPS's column name */
 } MdColumn;
 
 /* Dump columns (dump custom): id type x y z vx vy vz fx fy fz c_pe. */
-typedef enum { DU_ID, DU_TYPE, DU_X, DU_Y, DU_Z, DU_VX, DU_VY, DU_VZ, DU_FX, DU_FY, DU_FZ, DU_PE } MdDumpKey;
+typedef enum {
+  DU_ID,
+  DU_TYPE,
+  DU_X,
+  DU_Y,
+  DU_Z,
+  DU_VX,
+  DU_VY,
+  DU_VZ,
+  DU_FX,
+  DU_FY,
+  DU_FZ,
+  DU_PE
+} MdDumpKey;
 
 /* The H5MD trajectory while it is being written (rank 0). */
 typedef struct {
-  long long file, all;     /* hid_t values, -1 when closed */
+  long long file, all; /* hid_t values, -1 when closed */
   long long frames;
   char tmp[4096];
 } MdTrajectory;
@@ -185,13 +221,13 @@ typedef struct {
   MdOptions opt;
   /* deck */
   char deck_path[MD_PATH], units_name[16], lattice[16], data_file[MD_PATH];
-  char *deck_text;                            /* the deck's bytes (rank 0's, broadcast) */
-  double lattice_constant, density;           /* metal: constant; lj: reduced density */
+  char *deck_text;                  /* the deck's bytes (rank 0's, broadcast) */
+  double lattice_constant, density; /* metal: constant; lj: reduced density */
   int orient[3][3];
   double origin[3], box_lattice[3];
   int replicate[3], periodic[3], ntypes, ntypes_deck;
-  char boundary[3];                           /* LAMMPS's p, f, s, m */
-  double mass[MD_MAX_TYPES];                  /* the masses used */
+  char boundary[3];          /* LAMMPS's p, f, s, m */
+  double mass[MD_MAX_TYPES]; /* the masses used */
   double mass_deck[MD_MAX_TYPES], mass_data[MD_MAX_TYPES];
   int mass_deck_given, mass_data_given, mass_override;
   char pair_style[32], pot_file[MD_PATH], elements[FB_DECK_STR];
@@ -199,14 +235,14 @@ typedef struct {
   int eps_given, sig_given;
   int shift;
   MdMix mix;
-  MdPairCoeffs coeff;                         /* data file, then the deck */
-  char pair_coeff_text[FB_DECK_LIST];         /* the deck's pair_coeff lines */
+  MdPairCoeffs coeff;                 /* data file, then the deck */
+  char pair_coeff_text[FB_DECK_LIST]; /* the deck's pair_coeff lines */
   double dt, skin;
   long long neigh_every, neigh_delay;
   int neigh_check;
-  int lattice_given;                          /* lattice keys for units, with read_data */
-  int region_box_units;                       /* [groups] units = box */
-  int velocity_box_units;                     /* [run] velocity_units = box */
+  int lattice_given;      /* lattice keys for units, with read_data */
+  int region_box_units;   /* [groups] units = box */
+  int velocity_box_units; /* [run] velocity_units = box */
   /* groups, computes, fixes, runs, thermo */
   int ngroups;
   char group_name[MD_MAX_GROUPS][MD_NAME];
@@ -214,8 +250,8 @@ typedef struct {
   long long group_count[MD_MAX_GROUPS];
   int set_type_group[MD_MAX_TYPES], set_type_value[MD_MAX_TYPES], n_set_type;
   int ncomputes;
-  MdCompute compute[MD_MAX_COMPUTES + 1];     /* 0: thermo_temp, temp of all; +1: velocity create's */
-  int setforce_group;                         /* -1: none */
+  MdCompute compute[MD_MAX_COMPUTES + 1]; /* 0: thermo_temp, temp of all; +1: velocity create's */
+  int setforce_group;                     /* -1: none */
   int nstages;
   MdStage stage_plan[MD_MAX_STAGES];
   int ncolumns;
@@ -231,10 +267,10 @@ typedef struct {
   int peratom_due; /* ... and the per-atom energies (dump and trajectory steps) */
   /* derived */
   MdUnits units;
-  double spacing[3];       /* lattice spacings (oriented) */
-  double boxlo[3], boxhi[3], prd[3];  /* the box the ranks divide (fixed after set-up) */
-  double simlo[3], simhi[3];  /* LAMMPS's box now: shrink-wrapped in s and m dimensions */
-  double small[3];            /* shrink-wrap margin: 1e-4 of the initial box (LAMMPS) */
+  double spacing[3];                 /* lattice spacings (oriented) */
+  double boxlo[3], boxhi[3], prd[3]; /* the box the ranks divide (fixed after set-up) */
+  double simlo[3], simhi[3];         /* LAMMPS's box now: shrink-wrapped in s and m dimensions */
+  double small[3];                   /* shrink-wrap margin: 1e-4 of the initial box (LAMMPS) */
   double sublo[3], subhi[3], cutghost;
   long long natoms;
   FbDecomp decomp;
@@ -244,26 +280,26 @@ typedef struct {
   MdComm comm;
   MdPotential pot;
   MdTrajectory traj;
-  FILE *dump_file;         /* rank 0, while the dump is written (under dump_tmp) */
+  FILE *dump_file; /* rank 0, while the dump is written (under dump_tmp) */
   char dump_tmp[4096];
-  double *thread_buf;      /* per-thread force copies (force.c) */
+  double *thread_buf; /* per-thread force copies (force.c) */
   size_t thread_cap;
-  long long step;          /* current step of the current run */
-  long long total_steps;   /* all steps run */
-  int stage;               /* the run being done: index into stage_plan */
+  long long step;                   /* current step of the current run */
+  long long total_steps;            /* all steps run */
+  int stage;                        /* the run being done: index into stage_plan */
   long long stage_begin, stage_end; /* steps of the current run (for ramped rescales) */
   /* energies and virial of the last force evaluation (local sums) */
-  double e_pair, virial, e_cut;  /* e_cut: sum of E(rc) over the pairs inside the cutoff */
+  double e_pair, virial, e_cut; /* e_cut: sum of E(rc) over the pairs inside the cutoff */
   /* thermo bookkeeping */
   double e_first, e_last, e_max_dev, e_scale, p_first[3], p_last[3], p_abs;
-  double es_first, es_max_dev;   /* the smooth energy (cutoff jumps removed) */
+  double es_first, es_max_dev; /* the smooth energy (cutoff jumps removed) */
   int thermo_rows, nve;
   long long lost_atoms, migrations;
-  char *thermo_json;       /* rank 0: the thermo rows as JSON arrays, for the record */
+  char *thermo_json; /* rank 0: the thermo rows as JSON arrays, for the record */
   size_t thermo_len, thermo_cap;
   long long restart_every, start_step;
   int start_stage;
-  FbLoop loop;             /* every run's time steps, the common protocol */
+  FbLoop loop; /* every run's time steps, the common protocol */
   double loop_s;
 } Md;
 

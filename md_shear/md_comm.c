@@ -11,7 +11,7 @@
 
 /* Values per atom in a border message (x y z type id) and a migration
  * message (x y z vx vy vz type id group). */
-#define BORDER_WIDTH 5
+#define BORDER_WIDTH  5
 #define MIGRATE_WIDTH 9
 
 static int reserve(double **buf, size_t *cap, size_t n) {
@@ -26,24 +26,28 @@ static int reserve(double **buf, size_t *cap, size_t n) {
 }
 
 static void need(FbContext *ctx, double **buf, size_t *cap, size_t n) {
-  if (reserve(buf, cap, n)) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for communication buffers (%zu values)", n);
+  if (reserve(buf, cap, n))
+    fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for communication buffers (%zu values)", n);
 }
 
 /* Exchange of n_send values for n_recv: one send to `to`, one receive from
  * `from`; a copy when both are this rank. */
-static void exchange(FbContext *ctx, Md *md, const double *out, int n_out, int to, double *in, int n_in, int from) {
+static void exchange(FbContext *ctx, Md *md, const double *out, int n_out, int to, double *in,
+                     int n_in, int from) {
   if (to == ctx->rank && from == ctx->rank) {
     if (n_out > 0) memcpy(in, out, (size_t)n_out * sizeof *out);
     return;
   }
-  MPI_Sendrecv(out, n_out, MPI_DOUBLE, to, 7, in, n_in, MPI_DOUBLE, from, 7, md->comm.cart, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(out, n_out, MPI_DOUBLE, to, 7, in, n_in, MPI_DOUBLE, from, 7, md->comm.cart,
+               MPI_STATUS_IGNORE);
   if (to != MPI_PROC_NULL) fb_timers_count(&ctx->timers, PH_COMM, 1, (long long)n_out * 8);
 }
 
 static int exchange_count(FbContext *ctx, Md *md, int n_out, int to, int from) {
   int n_in = 0;
   if (to == ctx->rank && from == ctx->rank) return n_out;
-  MPI_Sendrecv(&n_out, 1, MPI_INT, to, 6, &n_in, 1, MPI_INT, from, 6, md->comm.cart, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&n_out, 1, MPI_INT, to, 6, &n_in, 1, MPI_INT, from, 6, md->comm.cart,
+               MPI_STATUS_IGNORE);
   return from == MPI_PROC_NULL ? 0 : n_in;
 }
 
@@ -58,7 +62,8 @@ void md_comm_setup(FbContext *ctx, Md *md) {
       s->recv_from = dir == 0 ? md->decomp.nbr_hi[d] : md->decomp.nbr_lo[d];
       memset(s->shift, 0, sizeof s->shift);
       if (md->periodic[d] && dir == 0 && md->decomp.coords[d] == 0) s->shift[d] = md->prd[d];
-      if (md->periodic[d] && dir == 1 && md->decomp.coords[d] == md->decomp.dims[d] - 1) s->shift[d] = -md->prd[d];
+      if (md->periodic[d] && dir == 1 && md->decomp.coords[d] == md->decomp.dims[d] - 1)
+        s->shift[d] = -md->prd[d];
     }
   if (md_atoms_reserve(&md->atoms, md->atoms.n_local + 1))
     fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for atoms");
@@ -73,11 +78,13 @@ void md_borders(FbContext *ctx, Md *md) {
   for (int sw = 0; sw < 6; sw++) {
     MdSwap *s = &md->swap[sw];
     int d = s->dim;
-    if (s->dir == 0) nlast = a->n_local + a->n_ghost; /* both swaps of a dimension send the same atoms */
+    if (s->dir == 0)
+      nlast = a->n_local + a->n_ghost; /* both swaps of a dimension send the same atoms */
     s->n_send = 0;
     if (s->send_to != MPI_PROC_NULL) {
       for (int i = 0; i < nlast; i++) {
-        int send = s->dir == 0 ? a->x[i][d] < md->sublo[d] + md->cutghost : a->x[i][d] >= md->subhi[d] - md->cutghost;
+        int send = s->dir == 0 ? a->x[i][d] < md->sublo[d] + md->cutghost
+                               : a->x[i][d] >= md->subhi[d] - md->cutghost;
         if (!send) continue;
         if (s->n_send == s->cap_send) {
           int cap = s->cap_send ? 2 * s->cap_send : 1024;
@@ -99,9 +106,11 @@ void md_borders(FbContext *ctx, Md *md) {
     }
     s->n_recv = exchange_count(ctx, md, s->n_send, s->send_to, s->recv_from);
     need(ctx, &md->comm.recvbuf, &md->comm.recvcap, (size_t)s->n_recv * BORDER_WIDTH);
-    exchange(ctx, md, md->comm.sendbuf, s->n_send * BORDER_WIDTH, s->send_to, md->comm.recvbuf, s->n_recv * BORDER_WIDTH, s->recv_from);
+    exchange(ctx, md, md->comm.sendbuf, s->n_send * BORDER_WIDTH, s->send_to, md->comm.recvbuf,
+             s->n_recv * BORDER_WIDTH, s->recv_from);
     s->first_recv = a->n_local + a->n_ghost;
-    if (md_atoms_reserve(a, s->first_recv + s->n_recv)) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for ghost atoms");
+    if (md_atoms_reserve(a, s->first_recv + s->n_recv))
+      fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for ghost atoms");
     for (int k = 0; k < s->n_recv; k++) {
       int i = s->first_recv + k;
       const double *b = md->comm.recvbuf + (size_t)k * BORDER_WIDTH;
@@ -124,10 +133,11 @@ static void forward(FbContext *ctx, Md *md, double *field, int width, int shift_
     need(ctx, &md->comm.sendbuf, &md->comm.sendcap, (size_t)s->n_send * width);
     for (int k = 0; k < s->n_send; k++) {
       const double *src = field + (size_t)s->send_list[k] * width;
-      for (int e = 0; e < width; e++) md->comm.sendbuf[(size_t)k * width + e] = src[e] + (shift_positions ? s->shift[e] : 0.0);
+      for (int e = 0; e < width; e++)
+        md->comm.sendbuf[(size_t)k * width + e] = src[e] + (shift_positions ? s->shift[e] : 0.0);
     }
-    exchange(ctx, md, md->comm.sendbuf, s->n_send * width, s->send_to, field + (size_t)s->first_recv * width, s->n_recv * width,
-             s->recv_from);
+    exchange(ctx, md, md->comm.sendbuf, s->n_send * width, s->send_to,
+             field + (size_t)s->first_recv * width, s->n_recv * width, s->recv_from);
   }
   fb_timer_stop(&ctx->timers, PH_COMM);
 }
@@ -138,8 +148,8 @@ static void reverse(FbContext *ctx, Md *md, double *field, int width) {
   for (int sw = 5; sw >= 0; sw--) {
     MdSwap *s = &md->swap[sw];
     need(ctx, &md->comm.recvbuf, &md->comm.recvcap, (size_t)s->n_send * width);
-    exchange(ctx, md, field + (size_t)s->first_recv * width, s->n_recv * width, s->recv_from, md->comm.recvbuf, s->n_send * width,
-             s->send_to);
+    exchange(ctx, md, field + (size_t)s->first_recv * width, s->n_recv * width, s->recv_from,
+             md->comm.recvbuf, s->n_send * width, s->send_to);
     for (int k = 0; k < s->n_send; k++) {
       double *dst = field + (size_t)s->send_list[k] * width;
       for (int e = 0; e < width; e++) dst[e] += md->comm.recvbuf[(size_t)k * width + e];
@@ -172,13 +182,18 @@ void md_migrate(FbContext *ctx, Md *md) {
     int out = 0;
     for (int d = 0; d < 3; d++)
       out |= md->boundary[d] == 'f' && (a->x[i][d] < md->boxlo[d] || a->x[i][d] >= md->boxhi[d]);
-    if (!out) { i++; continue; }
+    if (!out) {
+      i++;
+      continue;
+    }
     int last = --a->n_local;
     if (i != last) {
       memcpy(a->x[i], a->x[last], sizeof a->x[i]);
       memcpy(a->v[i], a->v[last], sizeof a->v[i]);
       memcpy(a->x_built[i], a->x_built[last], sizeof a->x_built[i]);
-      a->type[i] = a->type[last]; a->id[i] = a->id[last]; a->group[i] = a->group[last];
+      a->type[i] = a->type[last];
+      a->id[i] = a->id[last];
+      a->group[i] = a->group[last];
     }
   }
   for (int d = 0; d < 3; d++) {
@@ -191,34 +206,51 @@ void md_migrate(FbContext *ctx, Md *md) {
         /* pack the leavers, fill their slots from the end */
         for (int i = 0; i < a->n_local;) {
           int leave = dir == 0 ? a->x[i][d] < md->sublo[d] : a->x[i][d] >= md->subhi[d];
-          if (!leave) { i++; continue; }
+          if (!leave) {
+            i++;
+            continue;
+          }
           need(ctx, &md->comm.sendbuf, &md->comm.sendcap, (size_t)(n_out + 1) * MIGRATE_WIDTH);
           double *b = md->comm.sendbuf + (size_t)n_out++ * MIGRATE_WIDTH;
-          for (int e = 0; e < 3; e++) { b[e] = a->x[i][e]; b[3 + e] = a->v[i][e]; }
+          for (int e = 0; e < 3; e++) {
+            b[e] = a->x[i][e];
+            b[3 + e] = a->v[i][e];
+          }
           /* across the periodic boundary: into the box on the other side */
           const int *c = md->decomp.coords, *p = md->decomp.dims;
           if (dir == 0 && c[d] == 0) b[d] += md->prd[d];
           if (dir == 1 && c[d] == p[d] - 1) b[d] -= md->prd[d];
           if (b[d] >= md->boxhi[d]) b[d] = md->boxlo[d];
-          b[6] = a->type[i]; b[7] = (double)a->id[i]; b[8] = a->group[i];
+          b[6] = a->type[i];
+          b[7] = (double)a->id[i];
+          b[8] = a->group[i];
           int last = --a->n_local;
           if (i != last) {
             memcpy(a->x[i], a->x[last], sizeof a->x[i]);
             memcpy(a->v[i], a->v[last], sizeof a->v[i]);
             memcpy(a->x_built[i], a->x_built[last], sizeof a->x_built[i]);
-            a->type[i] = a->type[last]; a->id[i] = a->id[last]; a->group[i] = a->group[last];
+            a->type[i] = a->type[last];
+            a->id[i] = a->id[last];
+            a->group[i] = a->group[last];
           }
         }
       }
       int n_in = exchange_count(ctx, md, n_out, to, from);
       need(ctx, &md->comm.recvbuf, &md->comm.recvcap, (size_t)n_in * MIGRATE_WIDTH);
-      exchange(ctx, md, md->comm.sendbuf, n_out * MIGRATE_WIDTH, to, md->comm.recvbuf, n_in * MIGRATE_WIDTH, from);
-      if (md_atoms_reserve(a, a->n_local + n_in)) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory receiving atoms");
+      exchange(ctx, md, md->comm.sendbuf, n_out * MIGRATE_WIDTH, to, md->comm.recvbuf,
+               n_in * MIGRATE_WIDTH, from);
+      if (md_atoms_reserve(a, a->n_local + n_in))
+        fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory receiving atoms");
       for (int k = 0; k < n_in; k++) {
         const double *b = md->comm.recvbuf + (size_t)k * MIGRATE_WIDTH;
         int i = a->n_local++;
-        for (int e = 0; e < 3; e++) { a->x[i][e] = b[e]; a->v[i][e] = b[3 + e]; }
-        a->type[i] = (int)b[6]; a->id[i] = (long long)b[7]; a->group[i] = (int)b[8];
+        for (int e = 0; e < 3; e++) {
+          a->x[i][e] = b[e];
+          a->v[i][e] = b[3 + e];
+        }
+        a->type[i] = (int)b[6];
+        a->id[i] = (long long)b[7];
+        a->group[i] = (int)b[8];
       }
       md->migrations += n_out;
     }
@@ -255,7 +287,9 @@ long long md_count(FbContext *ctx, long long local) {
   return local;
 }
 
-void md_count_n(FbContext *ctx, long long *values, int n) { fb_allreduce_sum_ll(ctx, FB_NO_PHASE, values, n); }
+void md_count_n(FbContext *ctx, long long *values, int n) {
+  fb_allreduce_sum_ll(ctx, FB_NO_PHASE, values, n);
+}
 
 /* Rank 0 gets `width` values of field per owned atom, in id order (out:
  * natoms x width). */
@@ -289,7 +323,8 @@ void md_gather_owned(FbContext *ctx, const Md *md, const double *field, int widt
     for (long long k = 0; k < received; k++) { /* lost atoms leave their rows as they were */
       long long id = (long long)all[(size_t)w1 * k];
       if (id < 1 || id > md->natoms) continue;
-      for (int e = 0; e < width; e++) out[(size_t)width * (id - 1) + e] = all[(size_t)w1 * k + 1 + e];
+      for (int e = 0; e < width; e++)
+        out[(size_t)width * (id - 1) + e] = all[(size_t)w1 * k + 1 + e];
     }
   free(mine);
   free(all);

@@ -58,7 +58,8 @@ static int setup_bins(Md *md, int nall) {
     nb->bin_cap = nb->bin_start ? total + 1 : 0;
   }
   if (nall > nb->atom_cap) {
-    free(nb->bin_atoms); free(nb->atom_bin);
+    free(nb->bin_atoms);
+    free(nb->atom_bin);
     nb->bin_atoms = malloc((size_t)(nall + ROW_BLOCK) * sizeof *nb->bin_atoms);
     nb->atom_bin = malloc((size_t)nall * sizeof *nb->atom_bin);
     int ok = nb->bin_atoms && nb->atom_bin;
@@ -81,7 +82,8 @@ static int setup_bins(Md *md, int nall) {
   for (int d = 0; d < 3; d++) reach[d] = (int)ceil(md->cutghost / nb->bin_size[d]);
   free(nb->stencil);
   nb->stencil = malloc((size_t)(2 * reach[0] + 1) * (2 * reach[1] + 1) * 3 * sizeof *nb->stencil);
-  if (!nb->bin_start || !nb->bin_atoms || !nb->atom_bin || !nb->bin_x[0] || !nb->bin_x[1] || !nb->bin_x[2] || !nb->stencil)
+  if (!nb->bin_start || !nb->bin_atoms || !nb->atom_bin || !nb->bin_x[0] || !nb->bin_x[1] ||
+      !nb->bin_x[2] || !nb->stencil)
     return FB_EXIT_RUNTIME;
   nb->n_stencil = 0;
   for (int i = -reach[0]; i <= reach[0]; i++)
@@ -98,7 +100,9 @@ static int setup_bins(Md *md, int nall) {
       }
       if (kmax < 0) continue;
       int *row = nb->stencil + 3 * nb->n_stencil++;
-      row[0] = i; row[1] = j; row[2] = kmax;
+      row[0] = i;
+      row[1] = j;
+      row[2] = kmax;
     }
   return 0;
 }
@@ -123,12 +127,13 @@ static const unsigned char kept_count[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3,
  * moves on by the kept ones. Equal positions (overlapping owned atoms,
  * rsq = 0) go by index, so the overlap check still sees them: a rare,
  * separate path. out needs room for ROW_BLOCK past the row. */
-static int list_row(const MdNeighbor *nb, int i, double xi, double yi, double zi, int s0, int s1, double cutsq,
-                    int nlocal, int *restrict out, int count) {
+static int list_row(const MdNeighbor *nb, int i, double xi, double yi, double zi, int s0, int s1,
+                    double cutsq, int nlocal, int *restrict out, int count) {
   const double *restrict x = nb->bin_x[0], *restrict y = nb->bin_x[1], *restrict z = nb->bin_x[2];
   const int *restrict atom = nb->bin_atoms;
   for (int b = s0; b < s1; b += ROW_BLOCK) {
-    V4d xj, yj, zj; /* unaligned loads (no vector passed or returned: same ABI with or without AVX) */
+    V4d xj, yj,
+        zj; /* unaligned loads (no vector passed or returned: same ABI with or without AVX) */
     memcpy(&xj, x + b, sizeof xj);
     memcpy(&yj, y + b, sizeof yj);
     memcpy(&zj, z + b, sizeof zj);
@@ -140,7 +145,8 @@ static int list_row(const MdNeighbor *nb, int i, double xi, double yi, double zi
     int mask = (int)((in[0] & 1) | (in[1] & 2) | (in[2] & 4) | (in[3] & 8));
     if (touching[0] | touching[1] | touching[2] | touching[3])
       for (int l = 0; l < ROW_BLOCK; l++)
-        if (dx[l] == 0 && dy[l] == 0 && dz[l] == 0 && atom[b + l] > i && atom[b + l] < nlocal) mask |= 1 << l;
+        if (dx[l] == 0 && dy[l] == 0 && dz[l] == 0 && atom[b + l] > i && atom[b + l] < nlocal)
+          mask |= 1 << l;
     if (s1 - b < ROW_BLOCK) mask &= (1 << (s1 - b)) - 1; /* the block runs past the row */
     for (int l = 0; l < ROW_BLOCK; l++) out[count + l] = atom[b + kept_lanes[mask][l]];
     count += kept_count[mask];
@@ -150,7 +156,8 @@ static int list_row(const MdNeighbor *nb, int i, double xi, double yi, double zi
 
 /* Lists atoms lo..hi-1 into *pairs (first[] relative to it), one nb->stencil
  * row (a run of consecutive slots) at a time. */
-static int list_block(Md *md, int lo, int hi, int **pairs, int *cap, int *count_out, int nb0, int nb1, int nb2) {
+static int list_block(Md *md, int lo, int hi, int **pairs, int *cap, int *count_out, int nb0,
+                      int nb1, int nb2) {
   const MdAtoms *a = &md->atoms;
   MdNeighbor *nb = &md->neigh;
   const double cutsq = md->cutghost * md->cutghost;
@@ -192,7 +199,8 @@ static int build(Md *md) {
   const int nb0 = nb->nbins[0], nb1 = nb->nbins[1], nb2 = nb->nbins[2];
   memset(nb->bin_start, 0, (size_t)(nb->nbins_total + 1) * sizeof *nb->bin_start);
   for (int i = 0; i < nall; i++) {
-    int b = (bin_coord(nb, 0, a->x[i][0]) * nb1 + bin_coord(nb, 1, a->x[i][1])) * nb2 + bin_coord(nb, 2, a->x[i][2]);
+    int b = (bin_coord(nb, 0, a->x[i][0]) * nb1 + bin_coord(nb, 1, a->x[i][1])) * nb2 +
+            bin_coord(nb, 2, a->x[i][2]);
     nb->atom_bin[i] = b;
     nb->bin_start[b + 1]++;
   }
@@ -219,17 +227,22 @@ static int build(Md *md) {
 #ifdef _OPENMP
     t = omp_get_thread_num();
 #endif
-    int lo = (int)((long long)nlocal * t / threads), hi = (int)((long long)nlocal * (t + 1) / threads);
-    failed = list_block(md, lo, hi, &nb->thread_pairs[t], &nb->thread_cap[t], &nb->thread_count[t], nb0, nb1, nb2);
+    int lo = (int)((long long)nlocal * t / threads),
+        hi = (int)((long long)nlocal * (t + 1) / threads);
+    failed = list_block(md, lo, hi, &nb->thread_pairs[t], &nb->thread_cap[t], &nb->thread_count[t],
+                        nb0, nb1, nb2);
   }
   if (failed) return FB_EXIT_RUNTIME;
   int count = 0;
   for (int t = 0; t < threads; t++) count += nb->thread_count[t];
   if (grow(&nb->pairs, &nb->cap, count + 1)) return FB_EXIT_RUNTIME;
   for (int t = 0, base = 0; t < threads; t++) {
-    int lo = (int)((long long)nlocal * t / threads), hi = (int)((long long)nlocal * (t + 1) / threads);
+    int lo = (int)((long long)nlocal * t / threads),
+        hi = (int)((long long)nlocal * (t + 1) / threads);
     for (int i = lo; i < hi; i++) nb->first[i] += base;
-    if (nb->thread_count[t] > 0) memcpy(nb->pairs + base, nb->thread_pairs[t], (size_t)nb->thread_count[t] * sizeof *nb->pairs);
+    if (nb->thread_count[t] > 0)
+      memcpy(nb->pairs + base, nb->thread_pairs[t],
+             (size_t)nb->thread_count[t] * sizeof *nb->pairs);
     base += nb->thread_count[t];
   }
   nb->count = count;

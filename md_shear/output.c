@@ -27,8 +27,8 @@ void md_write_forces(FbContext *ctx, Md *md) {
     if (text) {
       at += (size_t)snprintf(text, cap, "# id fx fy fz at step 0 (%s units)\n", md->units.name);
       for (long long k = 0; k < md->natoms; k++)
-        at += (size_t)snprintf(text + at, cap - at, "%lld %.17g %.17g %.17g\n", k + 1, f[3 * k], f[3 * k + 1],
-                               f[3 * k + 2]);
+        at += (size_t)snprintf(text + at, cap - at, "%lld %.17g %.17g %.17g\n", k + 1, f[3 * k],
+                               f[3 * k + 1], f[3 * k + 2]);
     }
     int err = text ? fb_write_file_atomic(md->forces_out, text, at) : ENOMEM;
     if (err) {
@@ -80,7 +80,8 @@ static void attr_strs(hid_t loc, const char *name, const char *const *v, int n) 
   H5Tclose(ty);
 }
 
-static void dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *data) {
+static void dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                    const void *data) {
   hid_t sp = H5Screate_simple(rank, dims, NULL);
   hid_t ds = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
@@ -128,7 +129,7 @@ static int gather_state(FbContext *ctx, const Md *md, Gathered *g) {
   const MdAtoms *a = &md->atoms;
   size_t n3 = (size_t)md->natoms * 3;
   memset(g, 0, sizeof *g);
-  double (*tg)[3] = malloc(((size_t)a->n_local + 1) * sizeof *tg);
+  double(*tg)[3] = malloc(((size_t)a->n_local + 1) * sizeof *tg);
   int bad = !tg;
   if (ctx->rank == 0) {
     g->x = malloc(n3 * sizeof *g->x);
@@ -137,7 +138,11 @@ static int gather_state(FbContext *ctx, const Md *md, Gathered *g) {
     bad |= !g->x || !g->v || !g->tg;
   }
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory gathering the atoms for output");
-  for (int i = 0; i < a->n_local; i++) { tg[i][0] = a->type[i]; tg[i][1] = a->group[i]; tg[i][2] = 0; }
+  for (int i = 0; i < a->n_local; i++) {
+    tg[i][0] = a->type[i];
+    tg[i][1] = a->group[i];
+    tg[i][2] = 0;
+  }
   md_gather_owned(ctx, md, &a->x[0][0], 3, g->x);
   md_gather_owned(ctx, md, &a->v[0][0], 3, g->v);
   md_gather_owned(ctx, md, &tg[0][0], 3, g->tg);
@@ -155,7 +160,11 @@ static void int_column(hid_t loc, const char *name, const double *tg, int c, lon
   free(v);
 }
 
-static void free_gathered(Gathered *g) { free(g->x); free(g->v); free(g->tg); }
+static void free_gathered(Gathered *g) {
+  free(g->x);
+  free(g->v);
+  free(g->tg);
+}
 
 /* ------------------------------------------------------------ trajectory */
 
@@ -207,8 +216,10 @@ static void series_append(hid_t all, const char *name, long long frame, long lon
     fs = H5Dget_space(ds);
     ms = H5Screate_simple(1, &one, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &one, NULL);
-    if (k == 0) H5Dwrite(ds, H5T_NATIVE_LLONG, ms, fs, H5P_DEFAULT, &step);
-    else H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, &time);
+    if (k == 0)
+      H5Dwrite(ds, H5T_NATIVE_LLONG, ms, fs, H5P_DEFAULT, &step);
+    else
+      H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, &time);
     H5Sclose(ms);
     H5Sclose(fs);
     H5Dclose(ds);
@@ -224,7 +235,8 @@ static void gather_forces(FbContext *ctx, const Md *md, double **f, double **e) 
     *f = malloc((size_t)md->natoms * 3 * sizeof **f + 1);
     *e = malloc((size_t)md->natoms * sizeof **e + 1);
   }
-  fb_agree(ctx, ctx->rank == 0 && (!*f || !*e) ? FB_EXIT_RUNTIME : 0, "out of memory gathering forces");
+  fb_agree(ctx, ctx->rank == 0 && (!*f || !*e) ? FB_EXIT_RUNTIME : 0,
+           "out of memory gathering forces");
   md_gather_owned(ctx, md, &md->atoms.f[0][0], 3, *f);
   md_gather_owned(ctx, md, md->atoms.eatom, 1, *e);
 }
@@ -273,7 +285,8 @@ void md_trajectory_frame(FbContext *ctx, Md *md) {
 
 /* ------------------------------------------------------------------ dump */
 
-static const char *const DUMP_HEADERS[] = {"id", "type", "x", "y", "z", "vx", "vy", "vz", "fx", "fy", "fz", "c_pe"};
+static const char *const DUMP_HEADERS[] = {"id", "type", "x",  "y",  "z",  "vx",
+                                           "vy", "vz",   "fx", "fy", "fz", "c_pe"};
 
 /* One frame of LAMMPS's dump custom (sorted by id), 17 digits. */
 void md_dump_frame(FbContext *ctx, Md *md) {
@@ -294,23 +307,31 @@ void md_dump_frame(FbContext *ctx, Md *md) {
     if (!out) {
       rc = FB_EXIT_RUNTIME;
     } else {
-      fprintf(out, "ITEM: TIMESTEP\n%lld\nITEM: NUMBER OF ATOMS\n%lld\nITEM: BOX BOUNDS", md->step, md->natoms);
+      fprintf(out, "ITEM: TIMESTEP\n%lld\nITEM: NUMBER OF ATOMS\n%lld\nITEM: BOX BOUNDS", md->step,
+              md->natoms);
       for (int d = 0; d < 3; d++) fprintf(out, " %c%c", md->boundary[d], md->boundary[d]);
       fprintf(out, "\n");
       for (int d = 0; d < 3; d++) fprintf(out, "%.17g %.17g\n", md->simlo[d], md->simhi[d]);
       fprintf(out, "ITEM: ATOMS");
-      for (int c = 0; c < md->n_dump_columns; c++) fprintf(out, " %s", DUMP_HEADERS[md->dump_column[c]]);
+      for (int c = 0; c < md->n_dump_columns; c++)
+        fprintf(out, " %s", DUMP_HEADERS[md->dump_column[c]]);
       fprintf(out, "\n");
       for (long long k = 0; k < md->natoms; k++) {
         for (int c = 0; c < md->n_dump_columns; c++) {
           int key = md->dump_column[c];
           const char *sep = c ? " " : "";
-          if (key == DU_ID) fprintf(out, "%s%lld", sep, k + 1);
-          else if (key == DU_TYPE) fprintf(out, "%s%d", sep, (int)g.tg[3 * k] + 1);
-          else if (key <= DU_Z) fprintf(out, "%s%.17g", sep, g.x[3 * k + key - DU_X]);
-          else if (key <= DU_VZ) fprintf(out, "%s%.17g", sep, g.v[3 * k + key - DU_VX]);
-          else if (key <= DU_FZ) fprintf(out, "%s%.17g", sep, f[3 * k + key - DU_FX]);
-          else fprintf(out, "%s%.17g", sep, e[k]);
+          if (key == DU_ID)
+            fprintf(out, "%s%lld", sep, k + 1);
+          else if (key == DU_TYPE)
+            fprintf(out, "%s%d", sep, (int)g.tg[3 * k] + 1);
+          else if (key <= DU_Z)
+            fprintf(out, "%s%.17g", sep, g.x[3 * k + key - DU_X]);
+          else if (key <= DU_VZ)
+            fprintf(out, "%s%.17g", sep, g.v[3 * k + key - DU_VX]);
+          else if (key <= DU_FZ)
+            fprintf(out, "%s%.17g", sep, f[3 * k + key - DU_FX]);
+          else
+            fprintf(out, "%s%.17g", sep, e[k]);
         }
         fprintf(out, "\n");
       }
@@ -337,7 +358,9 @@ void md_outputs_close(FbContext *ctx, Md *md, int keep) {
     if (!keep || bad || fb_output_target(md->trajectory, target, sizeof target) ||
         fb_temp_commit(md->traj.tmp, target)) {
       fb_temp_discard(md->traj.tmp);
-      if (keep) rc = FB_EXIT_RUNTIME, snprintf(msg, sizeof msg, "cannot write the trajectory %s", md->trajectory);
+      if (keep)
+        rc = FB_EXIT_RUNTIME,
+        snprintf(msg, sizeof msg, "cannot write the trajectory %s", md->trajectory);
     }
   }
   if (ctx->rank == 0 && md->dump_file) {
@@ -347,7 +370,8 @@ void md_outputs_close(FbContext *ctx, Md *md, int keep) {
     if (!keep || bad || fb_output_target(md->dump_path, target, sizeof target) ||
         fb_temp_commit(md->dump_tmp, target)) {
       fb_temp_discard(md->dump_tmp);
-      if (keep) rc = FB_EXIT_RUNTIME, snprintf(msg, sizeof msg, "cannot write the dump %s", md->dump_path);
+      if (keep)
+        rc = FB_EXIT_RUNTIME, snprintf(msg, sizeof msg, "cannot write the dump %s", md->dump_path);
     }
   }
   fb_agree_root(ctx, rc, msg);
@@ -366,7 +390,8 @@ void md_restart_write(FbContext *ctx, Md *md) {
     if (fb_output_target(md->restart_out, target, sizeof target) == 0 &&
         fb_temp_begin(target, tmp, sizeof tmp) == 0)
       f = h5md_create(md, tmp, &all);
-    if (f < 0) rc = FB_EXIT_RUNTIME;
+    if (f < 0)
+      rc = FB_EXIT_RUNTIME;
     else {
       hsize_t dims[2] = {(hsize_t)md->natoms, 3};
       const char *names[2] = {"position", "velocity"};
@@ -414,7 +439,8 @@ static int read_ds(hid_t f, const char *name, hid_t type, void *dest, hsize_t wa
   if (ds < 0) return -1;
   hid_t sp = H5Dget_space(ds);
   hssize_t n = H5Sget_simple_extent_npoints(sp);
-  int rc = n == (hssize_t)want && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, dest) >= 0 ? 0 : -1;
+  int rc =
+      n == (hssize_t)want && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, dest) >= 0 ? 0 : -1;
   H5Sclose(sp);
   H5Dclose(ds);
   return rc;
@@ -431,7 +457,10 @@ int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
     return FB_EXIT_USAGE;
   }
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) { snprintf(err, len, "%s: not an HDF5 file (damaged or not a restart)", path); return FB_EXIT_USAGE; }
+  if (f < 0) {
+    snprintf(err, len, "%s: not an HDF5 file (damaged or not a restart)", path);
+    return FB_EXIT_USAGE;
+  }
   long long state[5];
   double lo[3], hi[3], spacing[3], dt;
   int rc = FB_EXIT_USAGE;
@@ -445,10 +474,11 @@ int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
     snprintf(err, len, "%s: not an md restart (no /parameters/fabricbench state)", path);
     goto out;
   }
-  if (state[2] < 1 || state[1] < 0 || state[1] >= md->nstages || state[3] < 1 || state[3] > MD_MAX_TYPES ||
-      (md->ntypes_deck && state[3] != md->ntypes_deck)) {
-    snprintf(err, len, "%s: a restart of another system (%lld types, run %lld; the deck has %d runs)", path, state[3],
-             state[1] + 1, md->nstages);
+  if (state[2] < 1 || state[1] < 0 || state[1] >= md->nstages || state[3] < 1 ||
+      state[3] > MD_MAX_TYPES || (md->ntypes_deck && state[3] != md->ntypes_deck)) {
+    snprintf(err, len,
+             "%s: a restart of another system (%lld types, run %lld; the deck has %d runs)", path,
+             state[3], state[1] + 1, md->nstages);
     goto out;
   }
   if (md->atoms.cap == 0 && md->natoms == 0) { /* first pass: the box */
@@ -465,18 +495,29 @@ int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
     goto out;
   }
   size_t n = (size_t)md->natoms;
-  x = malloc(n * 3 * sizeof *x); v = malloc(n * 3 * sizeof *v);
-  species = malloc(n * sizeof *species); group = malloc(n * sizeof *group);
-  if (!x || !v || !species || !group) { rc = FB_EXIT_RUNTIME; snprintf(err, len, "out of memory reading %s", path); goto out; }
+  x = malloc(n * 3 * sizeof *x);
+  v = malloc(n * 3 * sizeof *v);
+  species = malloc(n * sizeof *species);
+  group = malloc(n * sizeof *group);
+  if (!x || !v || !species || !group) {
+    rc = FB_EXIT_RUNTIME;
+    snprintf(err, len, "out of memory reading %s", path);
+    goto out;
+  }
   if (read_ds(f, "/particles/all/position/value", H5T_NATIVE_DOUBLE, x, n * 3) ||
       read_ds(f, "/particles/all/velocity/value", H5T_NATIVE_DOUBLE, v, n * 3) ||
       read_ds(f, "/particles/all/species", H5T_NATIVE_INT, species, n) ||
       read_ds(f, "/particles/all/group", H5T_NATIVE_INT, group, n)) {
-    snprintf(err, len, "%s: damaged restart: positions, velocities, species or groups missing or short", path);
+    snprintf(err, len,
+             "%s: damaged restart: positions, velocities, species or groups missing or short",
+             path);
     goto out;
   }
   for (size_t k = 0; k < n; k++) {
-    if (species[k] < 0 || species[k] >= md->ntypes) { snprintf(err, len, "%s: damaged restart: bad species", path); goto out; }
+    if (species[k] < 0 || species[k] >= md->ntypes) {
+      snprintf(err, len, "%s: damaged restart: bad species", path);
+      goto out;
+    }
     double xyz[3] = {x[3 * k], x[3 * k + 1], x[3 * k + 2]};
     int mine = 1;
     for (int d = 0; d < 3; d++) {
@@ -487,7 +528,11 @@ int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
     }
     if (!mine) continue;
     MdAtoms *a = &md->atoms;
-    if (md_atoms_reserve(a, a->n_local + 1)) { rc = FB_EXIT_RUNTIME; snprintf(err, len, "out of memory"); goto out; }
+    if (md_atoms_reserve(a, a->n_local + 1)) {
+      rc = FB_EXIT_RUNTIME;
+      snprintf(err, len, "out of memory");
+      goto out;
+    }
     int i = a->n_local++;
     memcpy(a->x[i], xyz, sizeof xyz);
     memcpy(a->v[i], v + 3 * k, 3 * sizeof *v);
@@ -497,7 +542,10 @@ int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
   }
   rc = 0;
 out:
-  free(x); free(v); free(species); free(group);
+  free(x);
+  free(v);
+  free(species);
+  free(group);
   H5Fclose(f);
   return rc;
 }

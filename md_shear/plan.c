@@ -27,13 +27,15 @@ int md_compute_index(const Md *md, const char *name) {
 static int plain_name(const char *s) {
   if (!*s || strlen(s) >= MD_NAME) return 0;
   for (const char *p = s; *p; p++)
-    if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+    if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+          (*p >= '0' && *p <= '9')))
       return 0;
   return 1;
 }
 
 /* A group named in a key, or the deck error naming it. */
-static int need_group(FbContext *ctx, const Md *md, const char *section, const char *key, const char *name) {
+static int need_group(FbContext *ctx, const Md *md, const char *section, const char *key,
+                      const char *name) {
   int g = md_group_index(md, name);
   if (g < 0) {
     char what[160];
@@ -43,7 +45,8 @@ static int need_group(FbContext *ctx, const Md *md, const char *section, const c
   return g;
 }
 
-static int need_compute(FbContext *ctx, const Md *md, const char *section, const char *key, const char *name) {
+static int need_compute(FbContext *ctx, const Md *md, const char *section, const char *key,
+                        const char *name) {
   int c = md_compute_index(md, name);
   if (c < 0) {
     char what[160];
@@ -85,8 +88,8 @@ static int type_list(char **save, MdGroupDef *g) {
 
 static void define_group(FbContext *ctx, Md *md, const char *name, const char *spec) {
   char what[200], buf[FB_DECK_STR], *save = NULL;
-  if (!plain_name(name) || !strcmp(name, "all") || !strcmp(name, "units") || !strcmp(name, "set_type") ||
-      md_group_index(md, name) >= 0) {
+  if (!plain_name(name) || !strcmp(name, "all") || !strcmp(name, "units") ||
+      !strcmp(name, "set_type") || md_group_index(md, name) >= 0) {
     snprintf(what, sizeof what, "'%s' is not a new group name (letters, digits, _)", name);
     md_deck_fail(ctx, md, "groups", name, what);
   }
@@ -108,8 +111,11 @@ static void define_group(FbContext *ctx, Md *md, const char *name, const char *s
       ok = tok && bound(tok, k % 2 ? &def->hi[k / 2] : &def->lo[k / 2]);
     }
     ok = ok && !strtok_r(NULL, " \t", &save);
-  } else if (kind && (!strcmp(kind, "union") || !strcmp(kind, "subtract") || !strcmp(kind, "intersect"))) {
-    def->kind = !strcmp(kind, "union") ? GROUP_UNION : !strcmp(kind, "subtract") ? GROUP_SUBTRACT : GROUP_INTERSECT;
+  } else if (kind &&
+             (!strcmp(kind, "union") || !strcmp(kind, "subtract") || !strcmp(kind, "intersect"))) {
+    def->kind = !strcmp(kind, "union")      ? GROUP_UNION
+                : !strcmp(kind, "subtract") ? GROUP_SUBTRACT
+                                            : GROUP_INTERSECT;
     for (char *tok = strtok_r(NULL, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
       if (def->nrefs == MD_MAX_GROUPS) break;
       def->refs[def->nrefs++] = need_group(ctx, md, "groups", name, tok);
@@ -128,10 +134,12 @@ static void read_groups(FbContext *ctx, Md *md, const MdDeck *d) {
   md->ngroups = 1;
   snprintf(md->group_name[0], MD_NAME, "all");
   md->group_def[0].kind = GROUP_ALL;
-  if (!strcmp(d->region_units, "box")) md->region_box_units = 1;
+  if (!strcmp(d->region_units, "box"))
+    md->region_box_units = 1;
   else if (d->region_units[0] && strcmp(d->region_units, "lattice"))
     md_deck_fail(ctx, md, "groups", "units", "must be lattice (LAMMPS's default) or box");
-  for (int k = 0; k < d->groups.n; k++) define_group(ctx, md, d->groups.name[k], d->groups.value[k]);
+  for (int k = 0; k < d->groups.n; k++)
+    define_group(ctx, md, d->groups.name[k], d->groups.value[k]);
   /* set_type = GROUP TYPE, GROUP TYPE (LAMMPS's set group G type T) */
   char buf[FB_DECK_STR], *save = NULL;
   snprintf(buf, sizeof buf, "%s", d->set_type);
@@ -163,28 +171,35 @@ static void read_computes(FbContext *ctx, Md *md, const MdDeck *d) {
     const char *name = d->computes.name[k];
     char style[32], gname[MD_NAME + 8], extra[8];
     int use[3] = {1, 1, 1};
-    int n = sscanf(d->computes.value[k], "%31s %39s %d %d %d %7s", style, gname, &use[0], &use[1], &use[2], extra);
+    int n = sscanf(d->computes.value[k], "%31s %39s %d %d %d %7s", style, gname, &use[0], &use[1],
+                   &use[2], extra);
     int partial = n >= 1 && !strcmp(style, "temp/partial");
     int ok = (n == 2 && !strcmp(style, "temp")) || (n == 5 && partial);
     for (int c = 0; c < 3; c++) ok = ok && (use[c] == 0 || use[c] == 1);
-    if (!ok || !plain_name(name) || md_compute_index(md, name) >= 0 || md->ncomputes >= MD_MAX_COMPUTES)
+    if (!ok || !plain_name(name) || md_compute_index(md, name) >= 0 ||
+        md->ncomputes >= MD_MAX_COMPUTES)
       md_deck_fail(ctx, md, "computes", name,
-                   "must be 'temp GROUP' or 'temp/partial GROUP XFLAG YFLAG ZFLAG' (flags 0 or 1), a new name");
-    if (partial && !(use[0] || use[1] || use[2])) md_deck_fail(ctx, md, "computes", name, "temp/partial needs a flag set");
+                   "must be 'temp GROUP' or 'temp/partial GROUP XFLAG YFLAG ZFLAG' (flags 0 or 1), "
+                   "a new name");
+    if (partial && !(use[0] || use[1] || use[2]))
+      md_deck_fail(ctx, md, "computes", name, "temp/partial needs a flag set");
     add_compute(md, name, need_group(ctx, md, "computes", name, gname), partial, use);
   }
 }
 
 /* One velocity command: create / set / ramp, as LAMMPS's velocity. */
-static void read_velocity(FbContext *ctx, Md *md, const char *section, const char *text, MdVelocity *v) {
+static void read_velocity(FbContext *ctx, Md *md, const char *section, const char *text,
+                          MdVelocity *v) {
   char buf[FB_DECK_STR], *save = NULL, *tok[16];
   int n = 0;
   snprintf(buf, sizeof buf, "%s", text);
-  for (char *t = strtok_r(buf, " \t", &save); t && n < 16; t = strtok_r(NULL, " \t", &save)) tok[n++] = t;
+  for (char *t = strtok_r(buf, " \t", &save); t && n < 16; t = strtok_r(NULL, " \t", &save))
+    tok[n++] = t;
   memset(v, 0, sizeof *v);
   v->compute = -1;
-  const char *usage = "must be 'create GROUP T SEED [temp COMPUTE]', 'set GROUP VX VY VZ [sum yes]' "
-                      "(NULL keeps a component) or 'ramp GROUP vD VLO VHI D CLO CHI [sum yes]'";
+  const char *usage =
+      "must be 'create GROUP T SEED [temp COMPUTE]', 'set GROUP VX VY VZ [sum yes]' "
+      "(NULL keeps a component) or 'ramp GROUP vD VLO VHI D CLO CHI [sum yes]'";
   if (n < 2) md_deck_fail(ctx, md, section, "velocity", usage);
   v->group = need_group(ctx, md, section, "velocity", tok[1]);
   int k = 0;
@@ -192,9 +207,11 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
   if (!strcmp(tok[0], "create") && n >= 4) {
     v->style = VEL_CREATE;
     v->temp = strtod(tok[2], &end);
-    if (*end || !(v->temp >= 0) || !isfinite(v->temp)) md_deck_fail(ctx, md, section, "velocity", usage);
+    if (*end || !(v->temp >= 0) || !isfinite(v->temp))
+      md_deck_fail(ctx, md, section, "velocity", usage);
     v->seed = strtoll(tok[3], &end, 10);
-    if (*end || v->seed < 1) md_deck_fail(ctx, md, section, "velocity", "create: the seed must be a positive integer");
+    if (*end || v->seed < 1)
+      md_deck_fail(ctx, md, section, "velocity", "create: the seed must be a positive integer");
     k = 4;
   } else if (!strcmp(tok[0], "set") && n >= 5) {
     v->style = VEL_SET;
@@ -208,7 +225,8 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
   } else if (!strcmp(tok[0], "ramp") && n >= 8) {
     v->style = VEL_RAMP;
     const char *vd = tok[2], *cd = tok[5];
-    if (strlen(vd) != 2 || vd[0] != 'v' || vd[1] < 'x' || vd[1] > 'z' || strlen(cd) != 1 || cd[0] < 'x' || cd[0] > 'z')
+    if (strlen(vd) != 2 || vd[0] != 'v' || vd[1] < 'x' || vd[1] > 'z' || strlen(cd) != 1 ||
+        cd[0] < 'x' || cd[0] > 'z')
       md_deck_fail(ctx, md, section, "velocity", usage);
     v->vdim = vd[1] - 'x';
     v->cdim = cd[0] - 'x';
@@ -218,31 +236,37 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
       *vals[c] = strtod(src[c], &end);
       if (*end || !isfinite(*vals[c])) md_deck_fail(ctx, md, section, "velocity", usage);
     }
-    if (!(v->chi > v->clo)) md_deck_fail(ctx, md, section, "velocity", "ramp: the coordinate range must grow");
+    if (!(v->chi > v->clo))
+      md_deck_fail(ctx, md, section, "velocity", "ramp: the coordinate range must grow");
     k = 8;
   } else {
     md_deck_fail(ctx, md, section, "velocity", usage);
   }
   for (; k + 1 < n; k += 2) {
-    if (!strcmp(tok[k], "sum") && v->style != VEL_CREATE) v->sum = !strcmp(tok[k + 1], "yes");
-    else if (!strcmp(tok[k], "temp") && v->style == VEL_CREATE) v->compute = need_compute(ctx, md, section, "velocity", tok[k + 1]);
-    else md_deck_fail(ctx, md, section, "velocity", usage);
+    if (!strcmp(tok[k], "sum") && v->style != VEL_CREATE)
+      v->sum = !strcmp(tok[k + 1], "yes");
+    else if (!strcmp(tok[k], "temp") && v->style == VEL_CREATE)
+      v->compute = need_compute(ctx, md, section, "velocity", tok[k + 1]);
+    else
+      md_deck_fail(ctx, md, section, "velocity", usage);
   }
   if (k != n) md_deck_fail(ctx, md, section, "velocity", usage);
 }
 
 /* rescale = GROUP N TSTART TSTOP WINDOW FRACTION [COMPUTE]: fix temp/rescale,
  * with fix_modify temp COMPUTE (default: the temperature of the fix's group). */
-static void read_rescale(FbContext *ctx, Md *md, const char *section, const char *text, MdRescale *r) {
+static void read_rescale(FbContext *ctx, Md *md, const char *section, const char *text,
+                         MdRescale *r) {
   memset(r, 0, sizeof *r);
   if (!strcmp(text, "none")) return;
   char gname[MD_NAME + 8], cname[MD_NAME + 8] = "", extra[8];
-  int n = sscanf(text, "%39s %lld %lf %lf %lf %lf %39s %7s", gname, &r->every, &r->t_start, &r->t_stop, &r->window,
-                 &r->fraction, cname, extra);
-  if ((n != 6 && n != 7) || r->every < 1 || !(r->t_start >= 0) || !(r->t_stop >= 0) || !(r->window >= 0) ||
-      !(r->fraction > 0 && r->fraction <= 1))
+  int n = sscanf(text, "%39s %lld %lf %lf %lf %lf %39s %7s", gname, &r->every, &r->t_start,
+                 &r->t_stop, &r->window, &r->fraction, cname, extra);
+  if ((n != 6 && n != 7) || r->every < 1 || !(r->t_start >= 0) || !(r->t_stop >= 0) ||
+      !(r->window >= 0) || !(r->fraction > 0 && r->fraction <= 1))
     md_deck_fail(ctx, md, section, "rescale",
-                 "must be 'GROUP N TSTART TSTOP WINDOW FRACTION [COMPUTE]' (fix temp/rescale; 0 < FRACTION <= 1) or none");
+                 "must be 'GROUP N TSTART TSTOP WINDOW FRACTION [COMPUTE]' (fix temp/rescale; 0 < "
+                 "FRACTION <= 1) or none");
   r->on = 1;
   r->group = need_group(ctx, md, section, "rescale", gname);
   if (cname[0]) {
@@ -253,33 +277,41 @@ static void read_rescale(FbContext *ctx, Md *md, const char *section, const char
   snprintf(auto_name, sizeof auto_name, "rescale_%.20s", gname);
   r->compute = md_compute_index(md, auto_name);
   if (r->compute < 0) {
-    if (md->ncomputes >= MD_MAX_COMPUTES) md_deck_fail(ctx, md, section, "rescale", "too many computes");
+    if (md->ncomputes >= MD_MAX_COMPUTES)
+      md_deck_fail(ctx, md, section, "rescale", "too many computes");
     const int all3[3] = {1, 1, 1};
     add_compute(md, auto_name, r->group, 0, all3);
     r->compute = md->ncomputes - 1;
   }
 }
 
-static void read_stage(FbContext *ctx, Md *md, const MdDeck *d, int s, const char *section, MdStage *st,
-                       const MdStage *prev) {
+static void read_stage(FbContext *ctx, Md *md, const MdDeck *d, int s, const char *section,
+                       MdStage *st, const MdStage *prev) {
   char what[96];
-  if (prev) *st = *prev; /* thermo, thermo_modify temp and the thermostat carry over, as in LAMMPS */
+  if (prev)
+    *st = *prev; /* thermo, thermo_modify temp and the thermostat carry over, as in LAMMPS */
   st->n_vel = 0;
   st->reset_timestep = d->reset[s] == 0;
-  if (d->steps[s] >= 0) st->steps = d->steps[s];
-  else if (!prev && s == 0) st->steps = 100;
+  if (d->steps[s] >= 0)
+    st->steps = d->steps[s];
+  else if (!prev && s == 0)
+    st->steps = 100;
   else {
     snprintf(what, sizeof what, "[%s] needs 'steps'", section);
     md_deck_fail(ctx, md, section, "steps", what);
   }
-  if (d->thermo[s] >= 0) st->thermo_every = d->thermo[s];
-  else if (!prev) st->thermo_every = 50;
-  if (d->thermo_temp[s][0]) st->thermo_temp = need_compute(ctx, md, section, "thermo_temp", d->thermo_temp[s]);
+  if (d->thermo[s] >= 0)
+    st->thermo_every = d->thermo[s];
+  else if (!prev)
+    st->thermo_every = 50;
+  if (d->thermo_temp[s][0])
+    st->thermo_temp = need_compute(ctx, md, section, "thermo_temp", d->thermo_temp[s]);
   if (d->rescale[s][0]) read_rescale(ctx, md, section, d->rescale[s], &st->rescale);
   char list[FB_DECK_LIST], *save = NULL;
   snprintf(list, sizeof list, "%s", d->velocity[s]);
   for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    if (st->n_vel >= MD_MAX_VELOCITY) md_deck_fail(ctx, md, section, "velocity", "at most 4 velocity commands per run");
+    if (st->n_vel >= MD_MAX_VELOCITY)
+      md_deck_fail(ctx, md, section, "velocity", "at most 4 velocity commands per run");
     read_velocity(ctx, md, section, line, &st->vel[st->n_vel++]);
   }
 }
@@ -288,7 +320,8 @@ static void read_stages(FbContext *ctx, Md *md, const MdDeck *d) {
   int multi = 0;
   for (int s = 1; s <= MD_MAX_STAGES; s++) multi |= d->stage_seen[s];
   if (multi && d->stage_seen[0])
-    md_deck_fail(ctx, md, "run", "steps", "with [run1], [run2], ... the runs' keys (steps, thermo, thermo_temp, "
+    md_deck_fail(ctx, md, "run", "steps",
+                 "with [run1], [run2], ... the runs' keys (steps, thermo, thermo_temp, "
                  "rescale, velocity, reset_timestep) go there, not in [run]");
   if (!multi) {
     md->nstages = 1;
@@ -298,20 +331,23 @@ static void read_stages(FbContext *ctx, Md *md, const MdDeck *d) {
     for (int s = 1; s <= MD_MAX_STAGES && d->stage_seen[s]; s++) {
       char section[16];
       snprintf(section, sizeof section, "run%d", s);
-      read_stage(ctx, md, d, s, section, &md->stage_plan[s - 1], s > 1 ? &md->stage_plan[s - 2] : NULL);
+      read_stage(ctx, md, d, s, section, &md->stage_plan[s - 1],
+                 s > 1 ? &md->stage_plan[s - 2] : NULL);
       md->nstages = s;
     }
     for (int s = md->nstages + 2; s <= MD_MAX_STAGES; s++)
       if (d->stage_seen[s]) {
         char section[16];
         snprintf(section, sizeof section, "run%d", s);
-        md_deck_fail(ctx, md, section, "steps", "the runs must be numbered [run1], [run2], ... without a gap");
+        md_deck_fail(ctx, md, section, "steps",
+                     "the runs must be numbered [run1], [run2], ... without a gap");
       }
   }
   /* temperature = T (with seed): LAMMPS's "velocity all create T SEED" before the first run */
   if (d->temperature > 0.0) {
     MdStage *first = &md->stage_plan[0];
-    if (first->n_vel >= MD_MAX_VELOCITY) md_deck_fail(ctx, md, "run", "temperature", "too many velocity commands");
+    if (first->n_vel >= MD_MAX_VELOCITY)
+      md_deck_fail(ctx, md, "run", "temperature", "too many velocity commands");
     memmove(&first->vel[1], &first->vel[0], (size_t)first->n_vel * sizeof first->vel[0]);
     first->n_vel++;
     MdVelocity *v = &first->vel[0];
@@ -327,14 +363,23 @@ static void read_stages(FbContext *ctx, Md *md, const MdDeck *d) {
 static const struct {
   const char *word, *header;
   MdThermoKey key;
-} THERMO_WORDS[] = {{"step", "Step", TH_STEP},     {"temp", "Temp", TH_TEMP},     {"epair", "E_pair", TH_EPAIR},
-                    {"emol", "E_mol", TH_EMOL},    {"pe", "PotEng", TH_PE},       {"ke", "KinEng", TH_KE},
-                    {"etotal", "TotEng", TH_ETOTAL}, {"press", "Press", TH_PRESS}, {"vol", "Volume", TH_VOL},
-                    {"atoms", "Atoms", TH_ATOMS},  {"lx", "Lx", TH_LX},           {"ly", "Ly", TH_LY},
+} THERMO_WORDS[] = {{"step", "Step", TH_STEP},
+                    {"temp", "Temp", TH_TEMP},
+                    {"epair", "E_pair", TH_EPAIR},
+                    {"emol", "E_mol", TH_EMOL},
+                    {"pe", "PotEng", TH_PE},
+                    {"ke", "KinEng", TH_KE},
+                    {"etotal", "TotEng", TH_ETOTAL},
+                    {"press", "Press", TH_PRESS},
+                    {"vol", "Volume", TH_VOL},
+                    {"atoms", "Atoms", TH_ATOMS},
+                    {"lx", "Lx", TH_LX},
+                    {"ly", "Ly", TH_LY},
                     {"lz", "Lz", TH_LZ}};
 
 static void add_column(FbContext *ctx, Md *md, const char *word) {
-  if (md->ncolumns >= MD_MAX_COLUMNS) md_deck_fail(ctx, md, "run", "thermo_style", "too many columns");
+  if (md->ncolumns >= MD_MAX_COLUMNS)
+    md_deck_fail(ctx, md, "run", "thermo_style", "too many columns");
   MdColumn *c = &md->column[md->ncolumns];
   if (!strncmp(word, "c_", 2)) {
     c->key = TH_COMPUTE;
@@ -351,7 +396,10 @@ static void add_column(FbContext *ctx, Md *md, const char *word) {
       return;
     }
   char what[160];
-  snprintf(what, sizeof what, "'%s' is not a thermo keyword (step temp epair emol pe ke etotal press vol atoms lx ly lz c_ID)", word);
+  snprintf(what, sizeof what,
+           "'%s' is not a thermo keyword (step temp epair emol pe ke etotal press vol atoms lx ly "
+           "lz c_ID)",
+           word);
   md_deck_fail(ctx, md, "run", "thermo_style", what);
 }
 
@@ -361,7 +409,8 @@ static void read_thermo_style(FbContext *ctx, Md *md, const MdDeck *d) {
   char *first = strtok_r(buf, " \t", &save);
   md->ncolumns = 0;
   if (first && !strcmp(first, "one") && !strtok_r(NULL, " \t", &save)) {
-    const char *one[] = {"step", "temp", "epair", "emol", "etotal", "press"}; /* LAMMPS's thermo_style one */
+    const char *one[] = {"step", "temp",   "epair",
+                         "emol", "etotal", "press"}; /* LAMMPS's thermo_style one */
     for (int k = 0; k < 6; k++) add_column(ctx, md, one[k]);
     int box_changes = 0; /* LAMMPS adds the volume when the box can change (shrink-wrapping) */
     for (int k = 0; k < 3; k++) box_changes |= md->boundary[k] == 's' || md->boundary[k] == 'm';
@@ -369,14 +418,17 @@ static void read_thermo_style(FbContext *ctx, Md *md, const MdDeck *d) {
     return;
   }
   if (!first || strcmp(first, "custom"))
-    md_deck_fail(ctx, md, "run", "thermo_style", "must be 'one' or 'custom KEYWORD...' (LAMMPS's thermo_style)");
-  for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) add_column(ctx, md, w);
+    md_deck_fail(ctx, md, "run", "thermo_style",
+                 "must be 'one' or 'custom KEYWORD...' (LAMMPS's thermo_style)");
+  for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+    add_column(ctx, md, w);
   if (md->ncolumns == 0 || md->column[0].key != TH_STEP)
     md_deck_fail(ctx, md, "run", "thermo_style", "custom columns start with step");
 }
 
 static void read_dump_columns(FbContext *ctx, Md *md, const MdDeck *d) {
-  static const char *const words[] = {"id", "type", "x", "y", "z", "vx", "vy", "vz", "fx", "fy", "fz", "c_pe"};
+  static const char *const words[] = {"id", "type", "x",  "y",  "z",  "vx",
+                                      "vy", "vz",   "fx", "fy", "fz", "c_pe"};
   char buf[FB_DECK_STR], *save = NULL;
   snprintf(buf, sizeof buf, "%s", d->dump_columns[0] ? d->dump_columns : "id type x y z");
   md->n_dump_columns = 0;
@@ -384,7 +436,8 @@ static void read_dump_columns(FbContext *ctx, Md *md, const MdDeck *d) {
     int k = 0;
     while (k < 12 && strcmp(words[k], w)) k++;
     if (k == 12 || md->n_dump_columns >= MD_MAX_DUMP_COLUMNS)
-      md_deck_fail(ctx, md, "output", "dump_columns", "columns are id type x y z vx vy vz fx fy fz c_pe (per-atom energy)");
+      md_deck_fail(ctx, md, "output", "dump_columns",
+                   "columns are id type x y z vx vy vz fx fy fz c_pe (per-atom energy)");
     md->dump_column[md->n_dump_columns++] = (MdDumpKey)k;
   }
 }
@@ -393,7 +446,8 @@ void md_plan_from_deck(FbContext *ctx, Md *md, const MdDeck *d) {
   read_groups(ctx, md, d);
   read_computes(ctx, md, d);
   md->setforce_group = d->setforce[0] ? need_group(ctx, md, "fixes", "setforce", d->setforce) : -1;
-  if (!strcmp(d->velocity_units, "box")) md->velocity_box_units = 1;
+  if (!strcmp(d->velocity_units, "box"))
+    md->velocity_box_units = 1;
   else if (d->velocity_units[0] && strcmp(d->velocity_units, "lattice"))
     md_deck_fail(ctx, md, "run", "velocity_units", "must be lattice (LAMMPS's default) or box");
   read_stages(ctx, md, d);
@@ -445,12 +499,13 @@ void md_groups_assign(FbContext *ctx, Md *md) {
   for (int g = 1; g < md->ngroups; g++)
     if (md->group_def[g].kind == GROUP_TYPE && md->group_def[g].max_type > md->ntypes) {
       char what[160];
-      snprintf(what, sizeof what, "names type %d, but the system has %d atom type%s", md->group_def[g].max_type,
-               md->ntypes, md->ntypes == 1 ? "" : "s");
+      snprintf(what, sizeof what, "names type %d, but the system has %d atom type%s",
+               md->group_def[g].max_type, md->ntypes, md->ntypes == 1 ? "" : "s");
       md_deck_fail(ctx, md, "groups", md->group_name[g], what);
     }
   for (int k = 0; k < md->n_set_type; k++)
-    if (md->set_type_value[k] > md->ntypes) md_deck_fail(ctx, md, "groups", "set_type", "a type beyond the system's types");
+    if (md->set_type_value[k] > md->ntypes)
+      md_deck_fail(ctx, md, "groups", "set_type", "a type beyond the system's types");
   MdAtoms *a = &md->atoms;
   for (int i = 0; i < a->n_local; i++) {
     int mask = 0;
@@ -475,7 +530,8 @@ void md_groups_count(FbContext *ctx, Md *md) {
     MdCompute *cp = &md->compute[c];
     cp->count = counts[cp->group];
     if (cp->count == 0)
-      fb_fail(ctx, FB_EXIT_USAGE, "%s: compute %s: group '%s' has no atoms: its temperature is undefined",
+      fb_fail(ctx, FB_EXIT_USAGE,
+              "%s: compute %s: group '%s' has no atoms: its temperature is undefined",
               md->deck_path, cp->name, md->group_name[cp->group]);
   }
 }

@@ -30,7 +30,8 @@ static int type_bounds(const char *tok, int ntypes, int *lo, int *hi) {
   return *lo >= 1 && *hi <= ntypes && *lo <= *hi;
 }
 
-static void coeff_set(MdPairCoeffs *c, int i, int j, double eps, double sig, double cut, int have_cut) {
+static void coeff_set(MdPairCoeffs *c, int i, int j, double eps, double sig, double cut,
+                      int have_cut) {
   c->eps[i][j] = c->eps[j][i] = eps;
   c->sig[i][j] = c->sig[j][i] = sig;
   c->set[i][j] = c->set[j][i] = 1;
@@ -53,24 +54,30 @@ static int lj_deck_coeffs(Md *md, char *err, size_t len) {
     double eps, sig, cut = 0.0;
     int ilo, ihi, jlo, jhi, pairs = 0;
     int got = sscanf(line, "%31s %31s %lf %lf %lf %7s", a, b, &eps, &sig, &cut, extra);
-    if ((got != 4 && got != 5) || !type_bounds(a, n, &ilo, &ihi) || !type_bounds(b, n, &jlo, &jhi) ||
-        !(eps >= 0) || !(sig > 0) || (got == 5 && !(cut > 0))) {
-      snprintf(err, len, "%s: pair_coeff '%s': expected 'I J EPSILON SIGMA [CUTOFF]' with types 1 to %d "
-               "(N, *, N*, *M, N*M)", md->deck_path, line, n);
+    if ((got != 4 && got != 5) || !type_bounds(a, n, &ilo, &ihi) ||
+        !type_bounds(b, n, &jlo, &jhi) || !(eps >= 0) || !(sig > 0) || (got == 5 && !(cut > 0))) {
+      snprintf(err, len,
+               "%s: pair_coeff '%s': expected 'I J EPSILON SIGMA [CUTOFF]' with types 1 to %d "
+               "(N, *, N*, *M, N*M)",
+               md->deck_path, line, n);
       return FB_EXIT_USAGE;
     }
     for (int i = ilo; i <= ihi; i++)
-      for (int j = jlo > i ? jlo : i; j <= jhi; j++, pairs++) coeff_set(c, i - 1, j - 1, eps, sig, cut, got == 5);
+      for (int j = jlo > i ? jlo : i; j <= jhi; j++, pairs++)
+        coeff_set(c, i - 1, j - 1, eps, sig, cut, got == 5);
     if (!pairs) {
-      snprintf(err, len, "%s: pair_coeff '%s' names no pair I <= J (LAMMPS: Incorrect args)", md->deck_path, line);
+      snprintf(err, len, "%s: pair_coeff '%s' names no pair I <= J (LAMMPS: Incorrect args)",
+               md->deck_path, line);
       return FB_EXIT_USAGE;
     }
   }
   for (int i = 0; i < n; i++)
     if (!c->set[i][i]) {
-      snprintf(err, len, "%s: lj/cut has no coefficients for type %d (give 'pair_coeff = %d %d EPSILON SIGMA', or "
-               "'epsilon' and 'sigma' for every type; LAMMPS: All pair coeffs are not set)", md->deck_path, i + 1,
-               i + 1, i + 1);
+      snprintf(
+          err, len,
+          "%s: lj/cut has no coefficients for type %d (give 'pair_coeff = %d %d EPSILON SIGMA', or "
+          "'epsilon' and 'sigma' for every type; LAMMPS: All pair coeffs are not set)",
+          md->deck_path, i + 1, i + 1, i + 1);
       return FB_EXIT_USAGE;
     }
   return 0;
@@ -168,21 +175,24 @@ static int read_line(Tokens *t, char *buf, size_t len) {
   return 1;
 }
 
-static int read_values(Tokens *t, double *dst, int n, const char *what, const char *elem, char *err, size_t len) {
+static int read_values(Tokens *t, double *dst, int n, const char *what, const char *elem, char *err,
+                       size_t len) {
   for (int k = 0; k < n; k++)
     if (!next_double(t, &dst[k])) {
-      snprintf(err, len, "%s:%d: malformed EAM file: %s of %s ends after %d of %d values", t->path, t->line + 1,
-               what, elem, k, n);
+      snprintf(err, len, "%s:%d: malformed EAM file: %s of %s ends after %d of %d values", t->path,
+               t->line + 1, what, elem, k, n);
       return FB_EXIT_USAGE;
     }
   return 0;
 }
 
-static int grid_ok(Tokens *t, int nrho, double drho, int nr, double dr, double cut, char *err, size_t len) {
-  if (nrho < 5 || nr < 5 || nrho > 10000000 || nr > 10000000 || !(drho > 0) || !(dr > 0) || !(cut > 0) ||
-      cut > (nr - 1) * dr * (1 + 1e-9)) {
-    snprintf(err, len, "%s:%d: malformed EAM file: bad grid 'Nrho drho Nr dr cutoff' (%d %g %d %g %g)", t->path,
-             t->line, nrho, drho, nr, dr, cut);
+static int grid_ok(Tokens *t, int nrho, double drho, int nr, double dr, double cut, char *err,
+                   size_t len) {
+  if (nrho < 5 || nr < 5 || nrho > 10000000 || nr > 10000000 || !(drho > 0) || !(dr > 0) ||
+      !(cut > 0) || cut > (nr - 1) * dr * (1 + 1e-9)) {
+    snprintf(err, len,
+             "%s:%d: malformed EAM file: bad grid 'Nrho drho Nr dr cutoff' (%d %g %d %g %g)",
+             t->path, t->line, nrho, drho, nr, dr, cut);
     return FB_EXIT_USAGE;
   }
   return 0;
@@ -196,19 +206,24 @@ static int read_funcfl(Md *md, Tokens *t, char *err, size_t len) {
   double mass, alat;
   if (!read_line(t, buf, sizeof buf) || !read_line(t, buf, sizeof buf) ||
       sscanf(buf, "%d %lf %lf", &z, &mass, &alat) != 3 || !(mass > 0)) {
-    snprintf(err, len, "%s:%d: malformed EAM file: expected 'Z mass lattice-constant' (funcfl)", t->path, t->line);
+    snprintf(err, len, "%s:%d: malformed EAM file: expected 'Z mass lattice-constant' (funcfl)",
+             t->path, t->line);
     return FB_EXIT_USAGE;
   }
   if (!read_line(t, buf, sizeof buf) ||
       sscanf(buf, "%d %lf %d %lf %lf", &p->nrho, &p->drho, &p->nr, &p->dr, &p->cut) != 5) {
-    snprintf(err, len, "%s:%d: malformed EAM file: expected 'Nrho drho Nr dr cutoff'", t->path, t->line);
+    snprintf(err, len, "%s:%d: malformed EAM file: expected 'Nrho drho Nr dr cutoff'", t->path,
+             t->line);
     return FB_EXIT_USAGE;
   }
   if (grid_ok(t, p->nrho, p->drho, p->nr, p->dr, p->cut, err, len)) return FB_EXIT_USAGE;
   double *frho = malloc((size_t)p->nrho * sizeof *frho), *zr = malloc((size_t)p->nr * sizeof *zr),
          *rhor = malloc((size_t)p->nr * sizeof *rhor);
   int rc = FB_EXIT_RUNTIME;
-  if (!frho || !zr || !rhor) { snprintf(err, len, "out of memory reading %s", t->path); goto out; }
+  if (!frho || !zr || !rhor) {
+    snprintf(err, len, "out of memory reading %s", t->path);
+    goto out;
+  }
   if ((rc = read_values(t, frho, p->nrho, "F(rho)", "the element", err, len)) ||
       (rc = read_values(t, zr, p->nr, "Z(r)", "the element", err, len)) ||
       (rc = read_values(t, rhor, p->nr, "rho(r)", "the element", err, len)))
@@ -223,7 +238,9 @@ static int read_funcfl(Md *md, Tokens *t, char *err, size_t len) {
   rc = p->frho[0] && p->rhor[0] && p->z2r[0][0] ? 0 : FB_EXIT_RUNTIME;
   if (rc) snprintf(err, len, "out of memory reading %s", t->path);
 out:
-  free(frho); free(zr); free(rhor);
+  free(frho);
+  free(zr);
+  free(rhor);
   return rc;
 }
 
@@ -232,32 +249,53 @@ static int read_setfl(Md *md, Tokens *t, char *err, size_t len) {
   MdPotential *p = &md->pot;
   char buf[1024];
   for (int k = 0; k < 3; k++)
-    if (!read_line(t, buf, sizeof buf)) { snprintf(err, len, "%s: malformed EAM file: truncated header", t->path); return FB_EXIT_USAGE; }
-  if (!read_line(t, buf, sizeof buf)) { snprintf(err, len, "%s:%d: malformed EAM file: no element line", t->path, t->line); return FB_EXIT_USAGE; }
+    if (!read_line(t, buf, sizeof buf)) {
+      snprintf(err, len, "%s: malformed EAM file: truncated header", t->path);
+      return FB_EXIT_USAGE;
+    }
+  if (!read_line(t, buf, sizeof buf)) {
+    snprintf(err, len, "%s:%d: malformed EAM file: no element line", t->path, t->line);
+    return FB_EXIT_USAGE;
+  }
   char *save = NULL, *tok = strtok_r(buf, " \t\r\n", &save);
   int ne = tok ? atoi(tok) : 0;
-  if (ne < 1 || ne > MD_MAX_TYPES) { snprintf(err, len, "%s:%d: malformed EAM file: element count must be 1 to %d", t->path, t->line, MD_MAX_TYPES); return FB_EXIT_USAGE; }
+  if (ne < 1 || ne > MD_MAX_TYPES) {
+    snprintf(err, len, "%s:%d: malformed EAM file: element count must be 1 to %d", t->path, t->line,
+             MD_MAX_TYPES);
+    return FB_EXIT_USAGE;
+  }
   for (int e = 0; e < ne; e++) {
     tok = strtok_r(NULL, " \t\r\n", &save);
-    if (!tok) { snprintf(err, len, "%s:%d: malformed EAM file: %d elements named, %d expected", t->path, t->line, e, ne); return FB_EXIT_USAGE; }
+    if (!tok) {
+      snprintf(err, len, "%s:%d: malformed EAM file: %d elements named, %d expected", t->path,
+               t->line, e, ne);
+      return FB_EXIT_USAGE;
+    }
     snprintf(p->element[e], sizeof p->element[e], "%s", tok);
   }
   p->nelements = ne;
-  if (!read_line(t, buf, sizeof buf) || sscanf(buf, "%d %lf %d %lf %lf", &p->nrho, &p->drho, &p->nr, &p->dr, &p->cut) != 5) {
-    snprintf(err, len, "%s:%d: malformed EAM file: expected 'Nrho drho Nr dr cutoff'", t->path, t->line);
+  if (!read_line(t, buf, sizeof buf) ||
+      sscanf(buf, "%d %lf %d %lf %lf", &p->nrho, &p->drho, &p->nr, &p->dr, &p->cut) != 5) {
+    snprintf(err, len, "%s:%d: malformed EAM file: expected 'Nrho drho Nr dr cutoff'", t->path,
+             t->line);
     return FB_EXIT_USAGE;
   }
   if (grid_ok(t, p->nrho, p->drho, p->nr, p->dr, p->cut, err, len)) return FB_EXIT_USAGE;
   size_t nmax = (size_t)(p->nrho > p->nr ? p->nrho : p->nr);
   double *buf_v = malloc(nmax * sizeof *buf_v);
-  if (!buf_v) { snprintf(err, len, "out of memory reading %s", t->path); return FB_EXIT_RUNTIME; }
+  if (!buf_v) {
+    snprintf(err, len, "out of memory reading %s", t->path);
+    return FB_EXIT_RUNTIME;
+  }
   int rc = 0;
   for (int e = 0; e < ne && !rc; e++) {
     int z;
     double mass, alat;
     char lat[32];
-    if (!read_line(t, buf, sizeof buf) || sscanf(buf, "%d %lf %lf %31s", &z, &mass, &alat, lat) < 3 || !(mass > 0)) {
-      snprintf(err, len, "%s:%d: malformed EAM file: expected 'Z mass a lattice' for %s", t->path, t->line, p->element[e]);
+    if (!read_line(t, buf, sizeof buf) ||
+        sscanf(buf, "%d %lf %lf %31s", &z, &mass, &alat, lat) < 3 || !(mass > 0)) {
+      snprintf(err, len, "%s:%d: malformed EAM file: expected 'Z mass a lattice' for %s", t->path,
+               t->line, p->element[e]);
       rc = FB_EXIT_USAGE;
       break;
     }
@@ -287,7 +325,10 @@ static int map_elements(Md *md, char *err, size_t len) {
   snprintf(names, sizeof names, "%s", md->elements);
   int n = 0;
   for (char *tok = strtok_r(names, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save), n++) {
-    if (n >= md->ntypes) { snprintf(err, len, "%s: 'elements' names more than %d types", md->deck_path, md->ntypes); return FB_EXIT_USAGE; }
+    if (n >= md->ntypes) {
+      snprintf(err, len, "%s: 'elements' names more than %d types", md->deck_path, md->ntypes);
+      return FB_EXIT_USAGE;
+    }
     int e = 0;
     while (e < p->nelements && strcmp(p->element[e], tok)) e++;
     if (e == p->nelements && !(p->nelements == 1 && !strcmp(md->pair_style, "eam"))) {
@@ -296,7 +337,11 @@ static int map_elements(Md *md, char *err, size_t len) {
     }
     p->elem_of_type[n] = e == p->nelements ? 0 : e;
   }
-  if (n != 0 && n != 1 && n != md->ntypes) { snprintf(err, len, "%s: 'elements' needs one name or one per type (%d)", md->deck_path, md->ntypes); return FB_EXIT_USAGE; }
+  if (n != 0 && n != 1 && n != md->ntypes) {
+    snprintf(err, len, "%s: 'elements' needs one name or one per type (%d)", md->deck_path,
+             md->ntypes);
+    return FB_EXIT_USAGE;
+  }
   for (int t = n; t < md->ntypes; t++) p->elem_of_type[t] = n == 1 ? p->elem_of_type[0] : 0;
   return 0;
 }
@@ -315,7 +360,8 @@ int md_potential_init(Md *md, const char *file_text, size_t file_len, char *err,
       snprintf(err, len, "%s: malformed EAM file: empty", md->pot_file);
       return FB_EXIT_USAGE;
     }
-    int rc = !strcmp(md->pair_style, "eam") ? read_funcfl(md, &t, err, len) : read_setfl(md, &t, err, len);
+    int rc = !strcmp(md->pair_style, "eam") ? read_funcfl(md, &t, err, len)
+                                            : read_setfl(md, &t, err, len);
     fclose(t.f);
     if (rc) return rc;
     if ((rc = map_elements(md, err, len))) return rc;

@@ -28,11 +28,14 @@ void md_sort_atoms(Md *md) {
   MdAtoms *a = &md->atoms;
   int n = a->n_local;
   SortKey *order = malloc((size_t)n * sizeof *order + 1);
-  double (*tmp)[3] = malloc((size_t)n * sizeof *tmp + 1);
+  double(*tmp)[3] = malloc((size_t)n * sizeof *tmp + 1);
   long long *ids = malloc((size_t)n * sizeof *ids + 1);
   int *ints = malloc((size_t)n * sizeof *ints + 1);
   if (!order || !tmp || !ids || !ints) { /* unsorted is still correct, only slower */
-    free(order); free(tmp); free(ids); free(ints);
+    free(order);
+    free(tmp);
+    free(ids);
+    free(ints);
     return;
   }
   long long nbins[3];
@@ -49,7 +52,7 @@ void md_sort_atoms(Md *md) {
     order[i].index = i;
   }
   qsort(order, (size_t)n, sizeof *order, by_key);
-  double (*fields[])[3] = {a->x, a->v, a->x_built};
+  double(*fields[])[3] = {a->x, a->v, a->x_built};
   for (int f = 0; f < 3; f++) {
     for (int i = 0; i < n; i++) memcpy(tmp[i], fields[f][order[i].index], sizeof tmp[i]);
     memcpy(fields[f], tmp, (size_t)n * sizeof *tmp);
@@ -60,7 +63,10 @@ void md_sort_atoms(Md *md) {
   memcpy(a->type, ints, (size_t)n * sizeof *ints);
   for (int i = 0; i < n; i++) ints[i] = a->group[order[i].index];
   memcpy(a->group, ints, (size_t)n * sizeof *ints);
-  free(order); free(tmp); free(ids); free(ints);
+  free(order);
+  free(tmp);
+  free(ids);
+  free(ints);
 }
 
 /* ------------------------------------------------------------ the lattice */
@@ -85,7 +91,8 @@ static int lattice_points(const Md *md, double **out, long long *count) {
     for (int j = -m; j <= m; j++)
       for (int k = -m; k <= m; k++)
         for (int b = 0; b < 4; b++) {
-          double c[3] = {(i + basis[b][0] + md->origin[0]) * a, (j + basis[b][1] + md->origin[1]) * a,
+          double c[3] = {(i + basis[b][0] + md->origin[0]) * a,
+                         (j + basis[b][1] + md->origin[1]) * a,
                          (k + basis[b][2] + md->origin[2]) * a};
           double x[3];
           int inside = 1;
@@ -103,7 +110,10 @@ static int lattice_points(const Md *md, double **out, long long *count) {
           if (!inside) continue;
           if (n == cap) {
             double *p = realloc(pts, (cap *= 2) * 3 * sizeof *pts);
-            if (!p) { free(pts); return FB_EXIT_RUNTIME; }
+            if (!p) {
+              free(pts);
+              return FB_EXIT_RUNTIME;
+            }
             pts = p;
           }
           memcpy(pts + 3 * n++, x, sizeof x);
@@ -125,7 +135,8 @@ static int create_lattice(Md *md) {
         for (long long p = 0; p < nbase; p++) {
           int r[3] = {rx, ry, rz};
           double x[3];
-          for (int d = 0; d < 3; d++) x[d] = pts[3 * p + d] + r[d] * md->box_lattice[d] * md->lattice_constant;
+          for (int d = 0; d < 3; d++)
+            x[d] = pts[3 * p + d] + r[d] * md->box_lattice[d] * md->lattice_constant;
           if (md_owns(md, x) && md_add_atom(md, copy * nbase + p + 1, 0, x, zero)) {
             free(pts);
             return FB_EXIT_RUNTIME;
@@ -174,7 +185,7 @@ static void velocity_create(FbContext *ctx, Md *md, const MdVelocity *v) {
     if ((a->group[i] & bit) && sums[3] > 0)
       for (int d = 0; d < 3; d++) a->v[i][d] -= sums[d] / sums[3];
   int compute = v->compute;
-  if (compute < 0) { /* a temperature of the velocity's group, for the purpose */
+  if (compute < 0) {         /* a temperature of the velocity's group, for the purpose */
     compute = md->ncomputes; /* the slot past the deck's computes is free */
     MdCompute *c = &md->compute[compute];
     memset(c, 0, sizeof *c);
@@ -192,8 +203,10 @@ static void velocity_create(FbContext *ctx, Md *md, const MdVelocity *v) {
 static double velocity_unit(FbContext *ctx, const Md *md, int d) {
   if (md->velocity_box_units) return 1.0;
   if (!(md->spacing[d] > 0.0))
-    fb_fail(ctx, FB_EXIT_USAGE, "%s: velocity set/ramp in lattice units needs a lattice (lattice_constant or "
-            "density in [system]), or velocity_units = box in [run]", md->deck_path);
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "%s: velocity set/ramp in lattice units needs a lattice (lattice_constant or "
+            "density in [system]), or velocity_units = box in [run]",
+            md->deck_path);
   return md->spacing[d];
 }
 
@@ -206,7 +219,8 @@ void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v) {
   const int bit = 1 << v->group;
   if (v->style == VEL_SET) {
     double value[3];
-    for (int d = 0; d < 3; d++) value[d] = v->v_given[d] ? v->v[d] * velocity_unit(ctx, md, d) : 0.0;
+    for (int d = 0; d < 3; d++)
+      value[d] = v->v_given[d] ? v->v[d] * velocity_unit(ctx, md, d) : 0.0;
     for (int i = 0; i < a->n_local; i++)
       if (a->group[i] & bit)
         for (int d = 0; d < 3; d++)
@@ -229,7 +243,8 @@ void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v) {
 /* Lattice spacings (LAMMPS's xlattice...): the extent of the oriented unit
  * cell along each axis. */
 static void lattice_spacings(Md *md) {
-  if (md->lattice_constant <= 0.0 && md->density > 0.0) md->lattice_constant = cbrt(4.0 / md->density);
+  if (md->lattice_constant <= 0.0 && md->density > 0.0)
+    md->lattice_constant = cbrt(4.0 / md->density);
   if (md->lattice_constant <= 0.0) return;
   for (int d = 0; d < 3; d++) {
     double sum = 0.0, len = 0.0;
@@ -249,8 +264,10 @@ static void check_replicate(FbContext *ctx, const Md *md) {
     if (md->replicate[d] <= 1) continue;
     double periods = md->box_lattice[d] * md->lattice_constant / md->spacing[d];
     if (fabs(periods - round(periods)) > 1e-6 * periods)
-      fb_fail(ctx, FB_EXIT_USAGE, "--replicate along %c: the box holds %.4g lattice periods there, not a whole "
-              "number, so the copies would overlap at the seams", axis[d], periods);
+      fb_fail(ctx, FB_EXIT_USAGE,
+              "--replicate along %c: the box holds %.4g lattice periods there, not a whole "
+              "number, so the copies would overlap at the seams",
+              axis[d], periods);
   }
 }
 
@@ -261,7 +278,8 @@ static void lattice_box(Md *md) {
     md->prd[d] = md->boxhi[d];
   }
   md->natoms = 4; /* fcc atoms per unit cell, times the cells: an estimate until they are made */
-  for (int d = 0; d < 3; d++) md->natoms = (long long)((double)md->natoms * md->box_lattice[d] * md->replicate[d] + 0.5);
+  for (int d = 0; d < 3; d++)
+    md->natoms = (long long)((double)md->natoms * md->box_lattice[d] * md->replicate[d] + 0.5);
 }
 
 /* The masses LAMMPS would use. EAM: the potential file's (pair_coeff sets
@@ -271,24 +289,29 @@ static void resolve_masses(FbContext *ctx, Md *md) {
   for (int t = 0; t < md->ntypes; t++) {
     double deck = md->mass_deck_given ? md->mass_deck[t] : 0.0;
     if (md->mass_deck_given > 1 && md->mass_deck_given != md->ntypes)
-      fb_fail(ctx, FB_EXIT_USAGE, "%s: 'mass' gives %d masses for %d atom types (one, or one per type)", md->deck_path,
+      fb_fail(ctx, FB_EXIT_USAGE,
+              "%s: 'mass' gives %d masses for %d atom types (one, or one per type)", md->deck_path,
               md->mass_deck_given, md->ntypes);
     if (md->pot.kind == POT_EAM) {
       md->mass[t] = md->pot.file_mass[md->pot.elem_of_type[t]];
       if (deck > 0.0 && deck != md->mass[t] && !md->mass_override)
-        fb_fail(ctx, FB_EXIT_USAGE, "%s: 'mass' %g for type %d contradicts %s's %g (EAM takes its file's masses, as "
-                "LAMMPS's pair_coeff does; mass_override = true to use the deck's)", md->deck_path, deck, t + 1,
-                md->pot_file, md->mass[t]);
+        fb_fail(ctx, FB_EXIT_USAGE,
+                "%s: 'mass' %g for type %d contradicts %s's %g (EAM takes its file's masses, as "
+                "LAMMPS's pair_coeff does; mass_override = true to use the deck's)",
+                md->deck_path, deck, t + 1, md->pot_file, md->mass[t]);
       if (md->mass_override && deck > 0.0) md->mass[t] = deck;
       continue;
     }
     double data = md->mass_data_given ? md->mass_data[t] : 0.0;
     if (data > 0.0 && deck > 0.0 && data != deck && !md->mass_override)
-      fb_fail(ctx, FB_EXIT_USAGE, "%s: 'mass' %g for type %d contradicts the Masses section of %s (%g); "
-              "mass_override = true to use the deck's", md->deck_path, deck, t + 1, md->data_file, data);
+      fb_fail(ctx, FB_EXIT_USAGE,
+              "%s: 'mass' %g for type %d contradicts the Masses section of %s (%g); "
+              "mass_override = true to use the deck's",
+              md->deck_path, deck, t + 1, md->data_file, data);
     md->mass[t] = md->mass_override && deck > 0.0 ? deck : data > 0.0 ? data : deck;
     if (!(md->mass[t] > 0.0))
-      fb_fail(ctx, FB_EXIT_USAGE, "%s: no mass for atom type %d (a Masses section in the data file, or 'mass')",
+      fb_fail(ctx, FB_EXIT_USAGE,
+              "%s: no mass for atom type %d (a Masses section in the data file, or 'mass')",
               md->deck_path, t + 1);
   }
 }
@@ -302,12 +325,14 @@ static void check_memory(FbContext *ctx, Md *md) {
   double volume = md->prd[0] * md->prd[1] * md->prd[2];
   double density = volume > 0 ? (double)md->natoms / volume : 0.0;
   double local = (double)md->natoms / ctx->size;
-  double side = cbrt(volume / ctx->size), shell = pow(side + 2.0 * md->cutghost, 3.0) / pow(side, 3.0);
+  double side = cbrt(volume / ctx->size),
+         shell = pow(side + 2.0 * md->cutghost, 3.0) / pow(side, 3.0);
   double pairs = 0.5 * density * 4.0 / 3.0 * M_PI * pow(md->cutghost, 3.0);
   double bytes = local * (MD_BYTES_PER_ATOM * shell + 4.0 * pairs + 24.0 * ctx->threads * shell);
   if (!(bytes < 9.0e18)) bytes = 9.0e18;
   char what[160];
-  snprintf(what, sizeof what, "md's %lld atoms (%.3g per rank with ghosts and lists)", md->natoms, local);
+  snprintf(what, sizeof what, "md's %lld atoms (%.3g per rank with ghosts and lists)", md->natoms,
+           local);
   fb_check_memory(ctx, (size_t)bytes, what);
 }
 
@@ -315,8 +340,10 @@ static void setup_box(FbContext *ctx, Md *md, const char *data, size_t data_len)
   char err[FB_MSG_LEN] = "";
   int rc = 0;
   lattice_spacings(md);
-  if (md->restart_in[0]) rc = md_restart_read(ctx, md, err, sizeof err);
-  else if (md->data_file[0]) rc = md_read_data(md, data, data_len, 0, err, sizeof err);
+  if (md->restart_in[0])
+    rc = md_restart_read(ctx, md, err, sizeof err);
+  else if (md->data_file[0])
+    rc = md_read_data(md, data, data_len, 0, err, sizeof err);
   else {
     md->ntypes = md->ntypes_deck ? md->ntypes_deck : 1;
     check_replicate(ctx, md);
@@ -338,19 +365,23 @@ static void setup_decomposition(FbContext *ctx, Md *md) {
   for (int d = 0; d < 3; d++) {
     cells[d] = (int)floor(md->prd[d] / md->cutghost);
     if (cells[d] < 1 && md->periodic[d])
-      fb_fail(ctx, FB_EXIT_USAGE, "the box is %.4g long along periodic %c, under the cutoff plus skin (%.4g)",
+      fb_fail(ctx, FB_EXIT_USAGE,
+              "the box is %.4g long along periodic %c, under the cutoff plus skin (%.4g)",
               md->prd[d], axis[d], md->cutghost);
     if (cells[d] < 1) cells[d] = 1;
   }
   for (int d = 0; d < 3; d++)
     if (md->grid[d] > cells[d] && md->grid[d] > 1)
-      fb_fail(ctx, FB_EXIT_USAGE,
-              "process grid %dx%dx%d: the box is %.4g long along %c, %.4g per rank, under the cutoff "
-              "plus skin (%.4g)", md->grid[0], md->grid[1], md->grid[2], md->prd[d], axis[d],
-              md->prd[d] / md->grid[d], md->cutghost);
+      fb_fail(
+          ctx, FB_EXIT_USAGE,
+          "process grid %dx%dx%d: the box is %.4g long along %c, %.4g per rank, under the cutoff "
+          "plus skin (%.4g)",
+          md->grid[0], md->grid[1], md->grid[2], md->prd[d], axis[d], md->prd[d] / md->grid[d],
+          md->cutghost);
   char err[FB_MSG_LEN];
   if (fb_decomp_init(&md->decomp, ctx->comm, cells, md->grid, md->periodic, 1, err, sizeof err)) {
-    if (md->grid[0] && md->grid[1] && md->grid[2]) fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %s", err);
+    if (md->grid[0] && md->grid[1] && md->grid[2])
+      fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %s", err);
     fb_fail(ctx, FB_EXIT_USAGE,
             "box %.4g x %.4g x %.4g too small for %d ranks: no process grid gives every rank the "
             "cutoff plus skin (%.4g) along each dimension",
@@ -363,24 +394,30 @@ static void setup_decomposition(FbContext *ctx, Md *md) {
   }
 }
 
-
 void md_setup(FbContext *ctx, Md *md) {
   char err[FB_MSG_LEN] = "";
   md->traj.file = md->traj.all = -1;
   size_t data_len = 0, pot_len = 0;
-  char *data = md->data_file[0] ? fb_read_input(ctx, "the deck's read_data", md->data_file, &data_len) : NULL;
-  setup_box(ctx, md, data, data_len);               /* header, box, masses, Pair Coeffs */
-  char *pot = md->pot.kind == POT_EAM ? fb_read_input(ctx, "the deck's potential file", md->pot_file, &pot_len) : NULL;
+  char *data = md->data_file[0]
+                   ? fb_read_input(ctx, "the deck's read_data", md->data_file, &data_len)
+                   : NULL;
+  setup_box(ctx, md, data, data_len); /* header, box, masses, Pair Coeffs */
+  char *pot = md->pot.kind == POT_EAM
+                  ? fb_read_input(ctx, "the deck's potential file", md->pot_file, &pot_len)
+                  : NULL;
   int rc = md_potential_init(md, pot, pot_len, err, sizeof err);
   free(pot);
-  if (rc) fb_fail(ctx, rc, "%s", err);              /* every rank parsed the same bytes */
+  if (rc) fb_fail(ctx, rc, "%s", err); /* every rank parsed the same bytes */
   resolve_masses(ctx, md);
   md->cutghost = md->pot.cut + md->skin;
   check_memory(ctx, md);
   setup_decomposition(ctx, md);
-  if (md->restart_in[0]) rc = md_restart_read(ctx, md, err, sizeof err);
-  else if (md->data_file[0]) rc = md_read_data(md, data, data_len, 1, err, sizeof err);
-  else rc = create_lattice(md);
+  if (md->restart_in[0])
+    rc = md_restart_read(ctx, md, err, sizeof err);
+  else if (md->data_file[0])
+    rc = md_read_data(md, data, data_len, 1, err, sizeof err);
+  else
+    rc = create_lattice(md);
   free(data);
   if (rc == FB_EXIT_RUNTIME && !md->data_file[0] && !md->restart_in[0])
     snprintf(err, sizeof err, "out of memory creating %lld atoms", md->natoms);
@@ -388,21 +425,35 @@ void md_setup(FbContext *ctx, Md *md) {
   long long total = md_count(ctx, md->atoms.n_local);
   if (total != md->natoms)
     fb_fail(ctx, FB_EXIT_RUNTIME, "created %lld atoms, expected %lld", total, md->natoms);
-  if (!md->restart_in[0]) md_groups_assign(ctx, md); /* a restart keeps its atoms' groups */
-  else md_groups_count(ctx, md);
+  if (!md->restart_in[0])
+    md_groups_assign(ctx, md); /* a restart keeps its atoms' groups */
+  else
+    md_groups_count(ctx, md);
   md_comm_setup(ctx, md);
   char grid[32];
   fb_decomp_grid_string(&md->decomp, grid, sizeof grid);
-  fb_print(ctx, "md_shear (fabricbench %s): %lld atoms, %d types, %s, cutoff %g + skin %g, %d ranks (%s) x %d threads\n",
-           fb_version(), md->natoms, md->ntypes, md->pair_style, md->pot.cut, md->skin, ctx->size, grid, ctx->threads);
-  fb_print(ctx, "box %.6g %.6g %.6g (boundary %c %c %c), units %s, dt %g, deck %s\n", md->prd[0], md->prd[1],
-           md->prd[2], md->boundary[0], md->boundary[1], md->boundary[2], md->units.name, md->dt, md->deck_path);
+  fb_print(ctx,
+           "md_shear (fabricbench %s): %lld atoms, %d types, %s, cutoff %g + skin %g, %d ranks "
+           "(%s) x %d threads\n",
+           fb_version(), md->natoms, md->ntypes, md->pair_style, md->pot.cut, md->skin, ctx->size,
+           grid, ctx->threads);
+  fb_print(ctx, "box %.6g %.6g %.6g (boundary %c %c %c), units %s, dt %g, deck %s\n", md->prd[0],
+           md->prd[1], md->prd[2], md->boundary[0], md->boundary[1], md->boundary[2],
+           md->units.name, md->dt, md->deck_path);
 }
 
 void md_free(Md *md) {
   MdAtoms *a = &md->atoms;
-  free(a->x); free(a->v); free(a->f); free(a->x_built); free(a->rho); free(a->fp); free(a->eatom);
-  free(a->id); free(a->type); free(a->group);
+  free(a->x);
+  free(a->v);
+  free(a->f);
+  free(a->x_built);
+  free(a->rho);
+  free(a->fp);
+  free(a->eatom);
+  free(a->id);
+  free(a->type);
+  free(a->group);
   memset(a, 0, sizeof *a);
   for (int s = 0; s < 6; s++) free(md->swap[s].send_list);
   memset(md->swap, 0, sizeof md->swap);

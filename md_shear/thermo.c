@@ -120,7 +120,8 @@ static void thermo_values(FbContext *ctx, Md *md, ThermoValues *t) {
     }
   n += 4;
   md_sum_exact(ctx, sums, n);
-  for (int c = 0; c < nc; c++) t->temp[c] = temperature_of(md, &md->compute[c], sums[c], &t->dof[c]);
+  for (int c = 0; c < nc; c++)
+    t->temp[c] = temperature_of(md, &md->compute[c], sums[c], &t->dof[c]);
   t->atoms = md_count(ctx, a->n_local);
   const int th = md->stage_plan[md->stage].thermo_temp;
   t->volume = 1.0;
@@ -131,7 +132,8 @@ static void thermo_values(FbContext *ctx, Md *md, ThermoValues *t) {
   t->pe_smooth = sums[nc] - (md->shift ? 0.0 : sums[nc + 2]);
   t->ke = t->temp[th] * 0.5 * t->dof[th] * md->units.boltz;
   t->etotal = t->pe + t->ke;
-  t->press = (t->dof[th] * md->units.boltz * t->temp[th] + sums[nc + 1]) / (3.0 * t->volume) * md->units.nktv2p;
+  t->press = (t->dof[th] * md->units.boltz * t->temp[th] + sums[nc + 1]) / (3.0 * t->volume) *
+             md->units.nktv2p;
   memcpy(t->momentum, sums + nc + 3, sizeof t->momentum);
   t->momentum_abs = sums[nc + 6];
 }

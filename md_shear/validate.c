@@ -24,18 +24,20 @@
 void md_validate(FbContext *ctx, Md *md, FbResult *r) {
   (void)ctx;
   fb_result_check_true(r, "atoms_kept", "atom count unchanged", md->lost_atoms == 0);
-  fb_result_check_true(r, "energies_finite", "energies finite", isfinite(md->e_last) && isfinite(md->e_first));
+  fb_result_check_true(r, "energies_finite", "energies finite",
+                       isfinite(md->e_last) && isfinite(md->e_first));
   int periodic = md->periodic[0] && md->periodic[1] && md->periodic[2];
   if (md->nve && md->total_steps > 0) {
     double scale = md->e_scale > 0 ? md->e_scale : 1.0;
-    fb_result_check_abs(r, "nve_energy_drift", "NVE drift |dE| / (|KE0| + |PE0|), cutoff jumps removed",
+    fb_result_check_abs(r, "nve_energy_drift",
+                        "NVE drift |dE| / (|KE0| + |PE0|), cutoff jumps removed",
                         md->es_max_dev / scale, 0.0, MD_NVE_DRIFT_TOL);
   }
   if (md->nve && periodic && md->total_steps > 0) {
     double dp = 0.0;
     for (int c = 0; c < 3; c++) dp = fmax(dp, fabs(md->p_last[c] - md->p_first[c]));
-    fb_result_check_abs(r, "momentum_change", "momentum change / sum |m v|", dp / (md->p_abs > 0 ? md->p_abs : 1.0),
-                        0.0, MD_MOMENTUM_TOL);
+    fb_result_check_abs(r, "momentum_change", "momentum change / sum |m v|",
+                        dp / (md->p_abs > 0 ? md->p_abs : 1.0), 0.0, MD_MOMENTUM_TOL);
   }
 }
 
@@ -58,7 +60,8 @@ void md_fill_result(FbContext *ctx, Md *md, FbResult *r, char **json) {
   char grid[32], boundary[8];
   fb_decomp_grid_string(&md->decomp, grid, sizeof grid);
   snprintf(r->grid, sizeof r->grid, "%s", grid);
-  snprintf(boundary, sizeof boundary, "%c %c %c", md->boundary[0], md->boundary[1], md->boundary[2]);
+  snprintf(boundary, sizeof boundary, "%c %c %c", md->boundary[0], md->boundary[1],
+           md->boundary[2]);
   fb_result_param_str(r, "boundary", boundary);
   long long counts[3] = {md->atoms.n_ghost, md->neigh.count, md->migrations};
   md_count_n(ctx, counts, 3);
@@ -69,14 +72,19 @@ void md_fill_result(FbContext *ctx, Md *md, FbResult *r, char **json) {
   size_t len = md->thermo_len + 2048;
   *json = malloc(len);
   if (!*json) return;
-  snprintf(*json, len,
-           "{\"atoms\":%lld,\"types\":%d,\"steps\":%lld,\"runs\":%d,\"loop_s\":%.6g,\"atom_steps_per_s\":%.6g,"
-           "\"ns_per_day\":%.6g,\"ghost_atoms\":%lld,\"pairs_in_lists\":%lld,\"neighbor_builds\":%lld,"
-           "\"migrated_atoms\":%lld,\"energy_first\":%.17g,\"energy_last\":%.17g,\"energy_max_dev\":%.6g,"
-           "\"smooth_energy_max_dev\":%.6g,\"thermo_columns\":%s,\"thermo\":[%s]}",
-           md->natoms, md->ntypes, md->total_steps, md->nstages, md->loop_s, fom,
-           md->loop_s > 0 ? md->total_steps * md->dt / md->loop_s * 86400.0 * (strcmp(md->units.name, "metal") ? 1.0 : 1e-3) : 0.0,
-           counts[0], counts[1], md->neigh.builds, counts[2], md->e_first, md->e_last, md->e_max_dev,
-           md->es_max_dev, columns, md->thermo_json ? md->thermo_json : "");
+  snprintf(
+      *json, len,
+      "{\"atoms\":%lld,\"types\":%d,\"steps\":%lld,\"runs\":%d,\"loop_s\":%.6g,\"atom_steps_per_"
+      "s\":%.6g,"
+      "\"ns_per_day\":%.6g,\"ghost_atoms\":%lld,\"pairs_in_lists\":%lld,\"neighbor_builds\":%lld,"
+      "\"migrated_atoms\":%lld,\"energy_first\":%.17g,\"energy_last\":%.17g,\"energy_max_dev\":%."
+      "6g,"
+      "\"smooth_energy_max_dev\":%.6g,\"thermo_columns\":%s,\"thermo\":[%s]}",
+      md->natoms, md->ntypes, md->total_steps, md->nstages, md->loop_s, fom,
+      md->loop_s > 0 ? md->total_steps * md->dt / md->loop_s * 86400.0 *
+                           (strcmp(md->units.name, "metal") ? 1.0 : 1e-3)
+                     : 0.0,
+      counts[0], counts[1], md->neigh.builds, counts[2], md->e_first, md->e_last, md->e_max_dev,
+      md->es_max_dev, columns, md->thermo_json ? md->thermo_json : "");
   r->app_json = *json;
 }

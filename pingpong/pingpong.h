@@ -10,7 +10,7 @@ enum { T_LATENCY, T_BW, T_BIBW, T_ALLREDUCE, T_COUNT };
 #define PP_MAX_SIZES 64
 /* OSU's conventions: a window of 64 messages for bandwidth, and fewer
  * iterations above 8 KiB. */
-#define PP_WINDOW 64
+#define PP_WINDOW        64
 #define PP_LARGE_MESSAGE 8192
 /* The window shrinks for large messages so that its receive buffers (one per
  * message: MPI forbids overlapping receives) stay under this many bytes. */
@@ -34,14 +34,14 @@ typedef struct {
   int n_sizes;
   /* pairing: this rank's partner (-1: idle in pair tests), whether it leads */
   int partner, leader, n_pairs, cross_node;
-  int pair0[2];                 /* the first pair, named in the output */
+  int pair0[2]; /* the first pair, named in the output */
   char host0[2][MPI_MAX_PROCESSOR_NAME];
   /* buffers */
   unsigned char *sbuf, *rbuf;
   size_t buf_bytes;
   /* results (on rank 0) */
   PpPoint curve[T_COUNT][PP_MAX_SIZES];
-  long long bad_markers, bad_contents;  /* summed over ranks at the end */
+  long long bad_markers, bad_contents; /* summed over ranks at the end */
   double alpha_s, beta_bps;
   int fit_ok;
   char *results_json;

@@ -23,8 +23,10 @@ static inline void corrupt_for_test(unsigned char *buf, long long size, long lon
 }
 
 static inline void prepare(const PingPong *pp, unsigned char *buf, long long size, long long it) {
-  if (pp->validate) pp_fill(buf, size, it);
-  else pp_mark(buf, size, it);
+  if (pp->validate)
+    pp_fill(buf, size, it);
+  else
+    pp_mark(buf, size, it);
 }
 
 static void latency(FbContext *ctx, PingPong *pp, Sweep *w) {
@@ -160,8 +162,9 @@ static void reduce_point(FbContext *ctx, const PingPong *pp, int test, const Swe
   int measures = test == T_ALLREDUCE || pp->leader;
   FbSampleStats st = {0};
   if (measures) fb_sample_stats(w->samples, (int)w->iterations, &st);
-  double bytes = (double)w->size * (test == T_BW ? pp_window(w->size)
-                                    : test == T_BIBW ? 2.0 * pp_window(w->size) : 1.0);
+  double bytes = (double)w->size * (test == T_BW     ? pp_window(w->size)
+                                    : test == T_BIBW ? 2.0 * pp_window(w->size)
+                                                     : 1.0);
   double mbs = measures && st.mean > 0 ? bytes / st.mean / 1e6 : 0.0;
   double sums[3] = {measures ? st.mean : 0.0, mbs, measures ? 1.0 : 0.0}, tot[3];
   double lo = measures ? st.min : INFINITY, hi = measures ? st.max : 0.0, mn, mx;
@@ -180,8 +183,8 @@ static void reduce_point(FbContext *ctx, const PingPong *pp, int test, const Swe
 }
 
 void pp_run_test(FbContext *ctx, PingPong *pp, int test) {
-  static void (*const loops[T_COUNT])(FbContext *, PingPong *, Sweep *) = {
-      latency, bandwidth, bibandwidth, allreduce};
+  static void (*const loops[T_COUNT])(FbContext *, PingPong *, Sweep *) = {latency, bandwidth,
+                                                                           bibandwidth, allreduce};
   long long bad = 0;
   for (int i = 0; i < pp->n_sizes; i++) {
     long long size = pp->sizes[i];
@@ -207,8 +210,10 @@ void pp_run_test(FbContext *ctx, PingPong *pp, int test) {
   }
   long long total = 0;
   MPI_Allreduce(&bad, &total, 1, MPI_LONG_LONG, MPI_SUM, ctx->comm);
-  if (pp->validate) pp->bad_contents += total;
-  else pp->bad_markers += total;
+  if (pp->validate)
+    pp->bad_contents += total;
+  else
+    pp->bad_markers += total;
 }
 
 /* The host names of the first pair, from the two ranks that measure it. */

@@ -11,8 +11,7 @@
 void pp_print_curve(FbContext *ctx, const PingPong *pp, int test) {
   static const char *const headers[T_COUNT] = {
       "# Size       Latency (us)        Min     Median        P99        Max",
-      "# Size      Bandwidth (MB/s)   Window",
-      "# Size    Bi-Bandwidth (MB/s)   Window",
+      "# Size      Bandwidth (MB/s)   Window", "# Size    Bi-Bandwidth (MB/s)   Window",
       "# Size   Avg Latency(us)   Min Latency(us)   Max Latency(us)     Median        P99"};
   static const char *const titles[T_COUNT] = {
       "latency: ping-pong, one-way time = half the round trip",
@@ -27,8 +26,8 @@ void pp_print_curve(FbContext *ctx, const PingPong *pp, int test) {
       fb_print(ctx, "%-10lld %14.2f %10.2f %10.2f %10.2f %10.2f\n", c->size, c->avg, c->min,
                c->median, c->p99, c->max);
     else if (test == T_ALLREDUCE)
-      fb_print(ctx, "%-10lld %15.2f %17.2f %17.2f %10.2f %10.2f\n", c->size, c->avg, c->min,
-               c->max, c->median, c->p99);
+      fb_print(ctx, "%-10lld %15.2f %17.2f %17.2f %10.2f %10.2f\n", c->size, c->avg, c->min, c->max,
+               c->median, c->p99);
     else
       fb_print(ctx, "%-10lld %18.2f %8lld\n", c->size, c->mbs, pp_window(c->size));
   }
@@ -61,11 +60,13 @@ static void fit(FbContext *ctx, PingPong *pp) {
     bytes[n] = (double)pp->curve[T_LATENCY][i].size;
     secs[n++] = pp->curve[T_LATENCY][i].avg * 1e-6;
   }
-  pp->fit_ok = pp->run[T_LATENCY] &&
-               fb_fit_alpha_beta(bytes, secs, n, &pp->alpha_s, &pp->beta_bps) == 0;
+  pp->fit_ok =
+      pp->run[T_LATENCY] && fb_fit_alpha_beta(bytes, secs, n, &pp->alpha_s, &pp->beta_bps) == 0;
   if (pp->fit_ok)
-    fb_print(ctx, "\n# model T(n) = alpha + n / beta over the latency curve: "
-                  "alpha = %.3f us, beta = %.1f MB/s\n", pp->alpha_s * 1e6, pp->beta_bps / 1e6);
+    fb_print(ctx,
+             "\n# model T(n) = alpha + n / beta over the latency curve: "
+             "alpha = %.3f us, beta = %.1f MB/s\n",
+             pp->alpha_s * 1e6, pp->beta_bps / 1e6);
 }
 
 /* The FOM: the bandwidth at the largest message of the first test that has one. */

@@ -16,9 +16,12 @@ static int parse_size(const char *text, long long *out) {
   long long v = strtoll(text, &end, 10);
   if (end == text || errno == ERANGE || v < 0 || text[0] == '-' || text[0] == '+') return 0;
   long long mult = 1;
-  if (*end == 'K' || *end == 'k') mult = 1LL << 10, end++;
-  else if (*end == 'M' || *end == 'm') mult = 1LL << 20, end++;
-  else if (*end == 'G' || *end == 'g') mult = 1LL << 30, end++;
+  if (*end == 'K' || *end == 'k')
+    mult = 1LL << 10, end++;
+  else if (*end == 'M' || *end == 'm')
+    mult = 1LL << 20, end++;
+  else if (*end == 'G' || *end == 'g')
+    mult = 1LL << 30, end++;
   if (*end != '\0' || v > PP_MAX_MESSAGE / mult) return 0;
   *out = v * mult;
   return 1;
@@ -27,7 +30,8 @@ static int parse_size(const char *text, long long *out) {
 static void parse_range(FbContext *ctx, PingPong *pp) {
   const char *colon = strchr(pp->range, ':');
   char lo_text[64] = "", hi_text[64] = "";
-  if (!colon || (size_t)(colon - pp->range) >= sizeof lo_text || strlen(colon + 1) >= sizeof hi_text)
+  if (!colon || (size_t)(colon - pp->range) >= sizeof lo_text ||
+      strlen(colon + 1) >= sizeof hi_text)
     fb_fail(ctx, FB_EXIT_USAGE, "option -m: '%s' is not MIN:MAX", pp->range);
   memcpy(lo_text, pp->range, (size_t)(colon - pp->range));
   strcpy(hi_text, colon + 1);
@@ -60,8 +64,8 @@ static void parse_tests(FbContext *ctx, PingPong *pp) {
       pp->run[t] = 1;
       return;
     }
-  fb_fail(ctx, FB_EXIT_USAGE,
-          "option --test: '%s' is not latency, bw, bibw, allreduce or all", pp->test_name);
+  fb_fail(ctx, FB_EXIT_USAGE, "option --test: '%s' is not latency, bw, bibw, allreduce or all",
+          pp->test_name);
 }
 
 void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
@@ -71,8 +75,7 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
   pp->pairs_mode = "one";
   pp->warmup = 100;
   pp->iterations = 1000;
-  fb_option_string(ctx, "test", 0, &pp->test_name, "NAME",
-                   "latency, bw, bibw, allreduce or all");
+  fb_option_string(ctx, "test", 0, &pp->test_name, "NAME", "latency, bw, bibw, allreduce or all");
   fb_option_string(ctx, "message-sizes", 'm', &pp->range, "MIN:MAX",
                    "message sizes in bytes, MIN then powers of two up to MAX (K, M, G allowed)");
   fb_option_int(ctx, "warmup", 'x', &pp->warmup, 0, 1000000, "N",
@@ -81,7 +84,8 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
                 "timed iterations per size (a tenth, at least 10, above 8 KiB)");
   fb_option_string(ctx, "pairs", 0, &pp->pairs_mode, "one|all",
                    "one pair (rank 0 and the first rank on another node, else rank 1), or\n"
-                   "                               all: every rank of the first node with a partner on the second");
+                   "                               all: every rank of the first node with a "
+                   "partner on the second");
   fb_option_flag(ctx, "validate", 0, &pp->validate, "fill and check every byte of every message");
   fb_parse_options(ctx, argc, argv,
                    "OSU-style sweeps: ping-pong latency (half the round trip), bandwidth\n"
@@ -93,12 +97,17 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
   if (strcmp(pp->pairs_mode, "one") && strcmp(pp->pairs_mode, "all"))
     fb_fail(ctx, FB_EXIT_USAGE, "option --pairs: '%s' is not one or all", pp->pairs_mode);
   /* the allreduce sums floats: a message under one float sums nothing */
-  if (pp->run[T_ALLREDUCE] && !pp->run[T_LATENCY] && pp->sizes[pp->n_sizes - 1] < (long long)sizeof(float))
-    fb_fail(ctx, FB_EXIT_USAGE, "option --message-sizes: the allreduce test needs messages of at least %zu bytes "
-            "(one float); these sizes measure nothing", sizeof(float));
+  if (pp->run[T_ALLREDUCE] && !pp->run[T_LATENCY] &&
+      pp->sizes[pp->n_sizes - 1] < (long long)sizeof(float))
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "option --message-sizes: the allreduce test needs messages of at least %zu bytes "
+            "(one float); these sizes measure nothing",
+            sizeof(float));
   if (ctx->size < 2 && (pp->run[T_LATENCY] || pp->run[T_BW] || pp->run[T_BIBW]))
     fb_fail(ctx, FB_EXIT_USAGE, "the %s test needs a pair of ranks: run on at least 2 ranks",
-            pp->run[T_LATENCY] ? "latency" : pp->run[T_BW] ? "bw" : "bibw");
+            pp->run[T_LATENCY] ? "latency"
+            : pp->run[T_BW]    ? "bw"
+                               : "bibw");
 }
 
 /* Pairs: rank 0 with the first rank on another node (else rank 1); or, with
@@ -116,7 +125,10 @@ static void choose_pairs(FbContext *ctx, PingPong *pp) {
     if (!strcmp(pp->pairs_mode, "one")) {
       int other = 1;
       for (int r = 1; r < ctx->size; r++)
-        if (node[r] != node[0]) { other = r; break; }
+        if (node[r] != node[0]) {
+          other = r;
+          break;
+        }
       pp->pair0[0] = 0;
       pp->pair0[1] = other;
       pp->n_pairs = 1;

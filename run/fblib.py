@@ -77,6 +77,14 @@ PROBLEM_KEYS = {
     "weather": ["input", "grid_points", "steps"],
 }
 
+# Apps that send no messages in their timed loop: the controls of a fabric
+# comparison. What they show on two "nodes" is the machine, not the link.
+CONTROLS = {
+    "stream": "stream sends no messages in its timed loop: it is the no-communication control. "
+              "Emulated nodes on one machine share its memory system, so stream's percent of 2x "
+              "shows what that memory system allows, not the link; on real nodes it is about 100%.",
+}
+
 # Phases counted as communication or I/O; everything else is compute.
 COMM_PHASES = {"halo", "allreduce", "sync", "comm", "bcast", "broadcast", "swap",
                "exchange", "reductions", "latency", "bw", "bibw", "ghost", "migrate"}
@@ -114,43 +122,227 @@ def mpi_env():
     return env
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived: the tool stops and exits 128 + signal."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
 def run_logged(command, log_path, timeout=None):
-    """Runs a shell command, appending its output to log_path; returns the exit code."""
+    """Runs a shell command in its own process group, appending its output to
+    log_path; returns the exit code (124 after the timeout). On SIGINT or
+    SIGTERM the whole group (mpirun and its ranks) is stopped before the
+    tool goes on to clean up: nothing is left running."""
+    import signal
     with open(log_path, "a") as log:
         log.write("$ %s\n" % command)
         log.flush()
+        child = subprocess.Popen(command, shell=True, stdout=log, stderr=subprocess.STDOUT,
+                                 env=mpi_env(), start_new_session=True)
         try:
-            return subprocess.call(command, shell=True, stdout=log, stderr=subprocess.STDOUT,
-                                   env=mpi_env(), timeout=timeout)
+            return child.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            stop_group(child, signal.SIGTERM)
             return 124
+        except BaseException:
+            stop_group(child, signal.SIGTERM)
+            raise
 
 
-def read_records(path):
-    """Every record of a JSON Lines file, as (line number, record). Strict:
-    empty files, unparsable lines and records without the schema are errors."""
+def descendants(pid):
+    """Every process below pid (from /proc), children first found first."""
+    parent = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    stat = f.read()
+                parent[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        out += kids
+        todo += kids
+    return out
+
+
+def stop_group(child, signum, grace=5.0):
+    """Stops a child started with start_new_session, and everything it
+    started, even what left its process group (Open MPI's daemons): signum
+    to all, SIGKILL to what is left after grace s; returns when all are gone."""
+    import signal
+    procs = [child.pid] + descendants(child.pid)
+
+    def send(sig):
+        try:
+            os.killpg(child.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for p in procs:
+            try:
+                os.kill(p, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def alive():
+        child.poll()
+        out = []
+        for p in procs[1:]:
+            try:
+                with open("/proc/%d/stat" % p) as f:
+                    if f.read().split(") ")[-1][:1] != "Z":
+                        out.append(p)
+            except OSError:
+                pass
+        return child.returncode is None or out
+
+    send(signum)
+    for sig in (None, signal.SIGKILL):
+        if sig:
+            send(sig)
+        deadline = time.monotonic() + (grace if sig is None else 5.0)
+        while time.monotonic() < deadline:
+            if not alive():
+                return
+            time.sleep(0.05)
+
+
+def check_timeout(tool, seconds, what="--timeout"):
+    if seconds is None:
+        return
+    if not math.isfinite(seconds) or seconds <= 0:
+        die(tool, "%s %g: give a positive number of seconds" % (what, seconds))
+
+
+def cores():
     try:
-        with open(path) as f:
-            lines = f.readlines()
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def fit_slots(tool, launcher, np, hosts=""):
+    """Open MPI refuses more ranks than cores on one machine with a page of
+    text and exit 1. A plain local mpirun asked for more ranks than this
+    machine has cores oversubscribes instead, with a warning that the
+    timings then measure time-sharing (MPICH oversubscribes by itself).
+    Launchers with a hostfile, srun and the emulated cluster keep their own
+    slot counts."""
+    words = launcher.split()
+    if not words or os.path.basename(words[0]) not in ("mpirun", "mpiexec") or hosts or \
+            "--hostfile" in words or "-hostfile" in words or "--oversubscribe" in words or \
+            "--host" in words or "-H" in words:
+        return launcher
+    n = cores()
+    if np <= n:
+        return launcher
+    print("%s: warning: %d ranks on %d core%s: oversubscribed, so the timings measure "
+          "time-sharing, not the machine" % (tool, np, n, "" if n == 1 else "s"), file=sys.stderr)
+    if mpi_flavour(launcher) == "openmpi":
+        return words[0] + " --oversubscribe " + " ".join(words[1:])
+    return launcher
+
+
+SCHEMA_FILE = os.path.join(ROOT, "docs", "fabricbench.run-1.schema.json")
+_validator = None
+
+
+def _no_constant(name):
+    raise ValueError("%s is not JSON (the apps write null for a non-finite number)" % name)
+
+
+def _no_duplicates(pairs):
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError("the key '%s' appears twice in one object" % key)
+        seen[key] = value
+    return seen
+
+
+def strict_json(text):
+    """json.loads without Python's extensions: NaN, Infinity and repeated keys
+    are errors, as they are for every other JSON reader."""
+    return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+
+
+def schema_errors(rec):
+    """The ways a record breaks docs/fabricbench.run-1.schema.json, each as
+    'field: reason' (JSON Schema draft 2020-12, python3-jsonschema)."""
+    global _validator
+    if _validator is None:
+        need_modules(os.path.basename(sys.argv[0]), ["jsonschema"])
+        import jsonschema
+        with open(SCHEMA_FILE) as f:
+            _validator = jsonschema.Draft202012Validator(json.load(f))
+    out = []
+    for e in sorted(_validator.iter_errors(rec), key=lambda e: list(map(str, e.absolute_path))):
+        field = ".".join(str(x) for x in e.absolute_path) or "(the record)"
+        out.append("field '%s': %s" % (field, e.message))
+    return out
+
+
+def read_records(path, app=None):
+    """Every record of a JSON Lines file, as (line number, record). Strict:
+    an empty file, a line that is not UTF-8 or not JSON (NaN and repeated keys
+    included), a record that does not validate against the schema, and a
+    record of another app than the file's (APP.jsonl) are errors naming the
+    file, the line and the field."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
     except OSError as e:
         raise RecordError("%s: cannot read: %s" % (path, e.strerror))
+    if app is None:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        app = stem if stem in BINARIES else None
     out = []
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(raw.split(b"\n"), 1):
         if not line.strip():
             continue
+        where = "%s:%d" % (path, number)
         try:
-            rec = json.loads(line)
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecordError("%s: not UTF-8 text (a binary file?)" % where)
+        try:
+            rec = strict_json(text)
         except ValueError as e:
-            raise RecordError("%s:%d: not a JSON record (%s)" % (path, number, e))
+            raise RecordError("%s: not a JSON record (%s)" % (where, e))
         if not isinstance(rec, dict) or rec.get("schema") != SCHEMA:
-            raise RecordError("%s:%d: not a %s record" % (path, number, SCHEMA))
-        for key in ("app", "fom", "validation", "phases", "params", "ranks"):
-            if key not in rec:
-                raise RecordError("%s:%d: record lacks '%s'" % (path, number, key))
+            raise RecordError("%s: not a %s record" % (where, SCHEMA))
+        errors = schema_errors(rec)
+        if errors:
+            raise RecordError("%s: does not validate against %s: %s%s"
+                              % (where, os.path.relpath(SCHEMA_FILE, ROOT), errors[0],
+                                 " (and %d more)" % (len(errors) - 1) if len(errors) > 1 else ""))
+        if app and rec["app"] != app:
+            raise RecordError("%s: a %s record in %s.jsonl (each app has its own file)"
+                              % (where, rec["app"], app))
         out.append((number, rec))
     if not out:
         raise RecordError("%s: no records (empty file)" % path)
     return out
+
+
+def score_problem(rec):
+    """None when a record is a score (validated PASS, measured, a positive
+    finite FOM), else why it is not one."""
+    status = rec["validation"]["status"]
+    if status != "PASS":
+        return "validation %s" % status
+    value = rec["fom"]["value"]
+    if not rec["fom"]["measured"] or value is None:
+        return "FOM not measured"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value <= 0:
+        return "FOM %r is not a positive number" % (value,)
+    return None
 
 
 def problem(rec):
@@ -171,21 +363,45 @@ def split_phases(rec):
     return {k: (v / s if s > 0 else 0.0) for k, v in total.items()}
 
 
-# Two-sided 97.5% quantiles of Student's t for n-1 degrees of freedom.
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086]
+CONFIDENCE = 0.95  # the intervals of every tool: 95%, two-sided
+
+
+def t_quantile(dof):
+    """Student's t quantile for a two-sided 95% interval (scipy.stats.t)."""
+    from scipy import stats
+    return float(stats.t.ppf(0.5 + CONFIDENCE / 2, dof))
 
 
 def summary(values):
-    """median, mean and 95% confidence interval of the mean (None for n < 2)."""
+    """median, mean and the 95% confidence interval of the mean from
+    Student's t with n-1 degrees of freedom (None for n < 2)."""
     n = len(values)
     med = statistics.median(values)
     mean = statistics.fmean(values)
     if n < 2:
         return {"n": n, "median": med, "mean": mean, "ci95": None}
-    t = T975[n - 2] if n - 2 < len(T975) else 1.96
-    half = t * statistics.stdev(values) / math.sqrt(n)
+    half = t_quantile(n - 1) * statistics.stdev(values) / math.sqrt(n)
     return {"n": n, "median": med, "mean": mean, "ci95": [mean - half, mean + half]}
+
+
+def fit(model, xs, ys, p0, bounds=(-math.inf, math.inf)):
+    """Least-squares fit (scipy.optimize.curve_fit): the parameters and their
+    95% intervals from the fit's covariance and Student's t with n - k
+    degrees of freedom (None where there are no spare points)."""
+    import numpy
+    from scipy.optimize import curve_fit
+    params, cov = curve_fit(model, numpy.asarray(xs, float), numpy.asarray(ys, float), p0=p0,
+                            bounds=bounds, maxfev=20000)
+    dof = len(xs) - len(p0)
+    out = []
+    for i, v in enumerate(params):
+        var = cov[i][i] if cov is not None else float("inf")
+        if dof > 0 and math.isfinite(var):
+            half = t_quantile(dof) * math.sqrt(max(var, 0.0))
+            out.append({"value": float(v), "ci95": [float(v) - half, float(v) + half]})
+        else:
+            out.append({"value": float(v), "ci95": None})
+    return out
 
 
 def fmt_duration(seconds):
@@ -316,14 +532,20 @@ def save_figure(tool, fig, path):
 
 def main_guard(tool, main):
     """Runs a tool's main: every failure ends in one line, never a traceback
-    (2 for bad input, 3 for I/O, 130 / 143 when interrupted)."""
+    (2 for bad input, 3 for I/O, 128 + N on signal N: 130 for SIGINT, 143
+    for SIGTERM). Cleanup (the emulated cluster, a child's process group)
+    runs as the exception unwinds."""
     import signal
 
-    def terminated(signum, frame):
-        raise KeyboardInterrupt
-    signal.signal(signal.SIGTERM, terminated)
+    def stop(signum, frame):
+        raise Interrupted(signum)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     try:
         code = main()
+    except Interrupted as e:
+        print("%s: interrupted by %s" % (tool, signal.Signals(e.signum).name), file=sys.stderr)
+        sys.exit(128 + e.signum)
     except KeyboardInterrupt:
         print("%s: interrupted" % tool, file=sys.stderr)
         sys.exit(130)
@@ -335,7 +557,7 @@ def main_guard(tool, main):
         die(tool, "a file is not UTF-8 text (%s)" % e.reason)
     except OSError as e:
         die(tool, "%s%s" % (e.strerror or e, ": %s" % e.filename if e.filename else ""), 3)
-    except (ValueError, KeyError, TypeError, ZeroDivisionError) as e:
+    except (ValueError, KeyError, TypeError, ZeroDivisionError, IndexError) as e:
         die(tool, "bad input: %s: %s" % (type(e).__name__, e))
     sys.exit(code or 0)
 

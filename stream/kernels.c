@@ -33,10 +33,18 @@ static void plain(int kernel, double *restrict a, double *restrict b, double *re
                   long long lo, long long hi) {
   const double q = STREAM_SCALAR;
   switch (kernel) {
-  case K_COPY: for (long long j = lo; j < hi; j++) c[j] = a[j]; break;
-  case K_SCALE: for (long long j = lo; j < hi; j++) b[j] = q * c[j]; break;
-  case K_ADD: for (long long j = lo; j < hi; j++) c[j] = a[j] + b[j]; break;
-  case K_TRIAD: for (long long j = lo; j < hi; j++) a[j] = b[j] + q * c[j]; break;
+  case K_COPY:
+    for (long long j = lo; j < hi; j++) c[j] = a[j];
+    break;
+  case K_SCALE:
+    for (long long j = lo; j < hi; j++) b[j] = q * c[j];
+    break;
+  case K_ADD:
+    for (long long j = lo; j < hi; j++) c[j] = a[j] + b[j];
+    break;
+  case K_TRIAD:
+    for (long long j = lo; j < hi; j++) a[j] = b[j] + q * c[j];
+    break;
   }
 }
 
@@ -47,12 +55,15 @@ static void streaming(int kernel, double *restrict a, double *restrict b, double
   const __m128d q = _mm_set1_pd(STREAM_SCALAR);
   long long j = lo, end = lo + (hi - lo) / 2 * 2;
   switch (kernel) {
-  case K_COPY: for (; j < end; j += 2) _mm_stream_pd(c + j, _mm_load_pd(a + j)); break;
+  case K_COPY:
+    for (; j < end; j += 2) _mm_stream_pd(c + j, _mm_load_pd(a + j));
+    break;
   case K_SCALE:
     for (; j < end; j += 2) _mm_stream_pd(b + j, _mm_mul_pd(q, _mm_load_pd(c + j)));
     break;
   case K_ADD:
-    for (; j < end; j += 2) _mm_stream_pd(c + j, _mm_add_pd(_mm_load_pd(a + j), _mm_load_pd(b + j)));
+    for (; j < end; j += 2)
+      _mm_stream_pd(c + j, _mm_add_pd(_mm_load_pd(a + j), _mm_load_pd(b + j)));
     break;
   case K_TRIAD:
     for (; j < end; j += 2)
@@ -70,7 +81,8 @@ void stream_kernel(Stream *s, int kernel) {
     long long lo, hi;
     thread_share(s->n, &lo, &hi);
 #if defined(__SSE2__)
-    if (s->nt) streaming(kernel, s->a, s->b, s->c, lo, hi);
+    if (s->nt)
+      streaming(kernel, s->a, s->b, s->c, lo, hi);
     else
 #endif
       plain(kernel, s->a, s->b, s->c, lo, hi);

@@ -10,18 +10,18 @@ int main(int argc, char **argv) {
 
   fb_init(&ctx, &argc, &argv, "stream");
   fb_timers_init(&ctx.timers, phase_names, PH_COUNT);
-  stream_parse(&ctx, &s, argc, argv);          /* -n, -r, --nt */
-  stream_setup(&ctx, &s);                      /* arrays, first touch */
-  stream_check_granularity(&ctx, &s);          /* also the untimed warm-up */
+  stream_parse(&ctx, &s, argc, argv); /* -n, -r, --nt */
+  stream_setup(&ctx, &s);             /* arrays, first touch */
+  stream_check_granularity(&ctx, &s); /* also the untimed warm-up */
 
   fb_result_init(&result, s.nt ? "Triad (non-temporal)" : "Triad", "GB/s", 1);
   long long passes = 0;
   for (long long rep = 0; rep < ctx.common.repeat; rep++) {
     FbLoop all = {0};
     fb_timers_reset(&ctx.timers);
-    stream_measure(&ctx, &s, &all);            /* all ranks, synchronised per kernel */
+    stream_measure(&ctx, &s, &all); /* all ranks, synchronised per kernel */
     passes += s.repeats;
-    stream_report(&ctx, &s, &all, &result);    /* stream.c's table */
+    stream_report(&ctx, &s, &all, &result); /* stream.c's table */
   }
   if (fb_test_hook("stream_corrupt") && ctx.rank == 0) s.a[s.n / 2] += 1.0;
   stream_validate(&ctx, &s, &result, passes);

@@ -12,14 +12,16 @@ void stream_first_touch(Stream *s);
 void stream_parse(FbContext *ctx, Stream *s, int argc, char **argv) {
   s->n = 0;
   s->repeats = 10;
-  fb_option_int(ctx, "elements", 'n', &s->n, 1, 1LL << 40, "ELEMENTS", "elements per array per rank");
+  fb_option_int(ctx, "elements", 'n', &s->n, 1, 1LL << 40, "ELEMENTS",
+                "elements per array per rank");
   fb_option_default(ctx, "4x the largest cache");
   fb_option_int(ctx, "passes", 'r', &s->repeats, 2, 100000, "PASSES",
                 "timed passes of each kernel; the first is not counted");
   fb_option_flag(ctx, "nt", 0, &s->nt, "use non-temporal stores (reported as such)");
   fb_option_flag(ctx, "no-sync", 0, &s->no_sync,
                  "no barrier per kernel: each rank times its own passes and the\n"
-                 "                               aggregate is the sum of per-rank best rates (HPCC StarSTREAM)");
+                 "                               aggregate is the sum of per-rank best rates (HPCC "
+                 "StarSTREAM)");
   fb_parse_options(ctx, argc, argv,
                    "STREAM (McCalpin): Copy, Scale, Add and Triad on double arrays, every\n"
                    "rank at once and synchronised per kernel (like HPCC's StarSTREAM), so\n"
@@ -34,7 +36,8 @@ void stream_parse(FbContext *ctx, Stream *s, int argc, char **argv) {
 void stream_setup(FbContext *ctx, Stream *s) {
   if (s->n == 0) {
     size_t cache = fb_last_level_cache();
-    long long want = (long long)(STREAM_CACHE_FACTOR * (cache ? cache : 32u << 20) / sizeof(double));
+    long long want =
+        (long long)(STREAM_CACHE_FACTOR * (cache ? cache : 32u << 20) / sizeof(double));
     s->n = (want + STREAM_CHUNK - 1) / STREAM_CHUNK * STREAM_CHUNK;
   }
   fb_check_memory(ctx, 3 * (size_t)s->n * sizeof(double), "the STREAM arrays");
@@ -50,9 +53,10 @@ void stream_setup(FbContext *ctx, Stream *s) {
   }
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory allocating the arrays");
   stream_first_touch(s);
-  fb_print(ctx, "STREAM (fabricbench %s): %lld elements per array per rank (%.1f MiB each), "
-                "%d ranks x %d threads, %lld passes%s\n", fb_version(), s->n,
-           (double)bytes / 1048576.0, ctx->size, ctx->threads, s->repeats,
+  fb_print(ctx,
+           "STREAM (fabricbench %s): %lld elements per array per rank (%.1f MiB each), "
+           "%d ranks x %d threads, %lld passes%s\n",
+           fb_version(), s->n, (double)bytes / 1048576.0, ctx->size, ctx->threads, s->repeats,
            s->nt ? ", non-temporal stores" : "");
   fb_print(ctx, "Total memory required: %.1f MiB over all ranks\n",
            3.0 * (double)bytes * ctx->size / 1048576.0);
@@ -76,9 +80,11 @@ void stream_check_granularity(FbContext *ctx, Stream *s) {
 #pragma omp parallel for schedule(static)
   for (long long j = 0; j < s->n; j++) s->a[j] = 2.0 * s->a[j];
   double slowest = fb_allreduce_max(ctx, FB_NO_PHASE, fb_now() - t0);
-  fb_print(ctx, "Your clock granularity/precision appears to be %.3g microseconds.\n"
-                "Each test below will take on the order of %.0f microseconds "
-                "(= %.0f clock ticks).\n", tick * 1e6, slowest * 1e6, slowest / tick);
+  fb_print(ctx,
+           "Your clock granularity/precision appears to be %.3g microseconds.\n"
+           "Each test below will take on the order of %.0f microseconds "
+           "(= %.0f clock ticks).\n",
+           tick * 1e6, slowest * 1e6, slowest / tick);
   if (slowest / tick < 20.0)
     fb_print(ctx, "WARNING: under 20 clock ticks per test; increase -n for accurate times.\n");
 }
@@ -95,8 +101,10 @@ void stream_measure(FbContext *ctx, Stream *s, FbLoop *all) {
     for (int k = 0; k < K_COUNT; k++) {
       FbLoop one = {0};
       double t0 = 0.0;
-      if (s->no_sync) t0 = fb_now();
-      else fb_loop_begin(ctx, &one);
+      if (s->no_sync)
+        t0 = fb_now();
+      else
+        fb_loop_begin(ctx, &one);
       fb_timer_start(&ctx->timers, PH_KERNELS);
       stream_kernel(s, k);
       fb_timer_stop(&ctx->timers, PH_KERNELS);

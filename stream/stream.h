@@ -14,11 +14,11 @@ enum { PH_KERNELS, PH_COUNT };
 #define STREAM_CHUNK 8
 
 typedef struct {
-  long long n;          /* elements per array per rank */
-  long long repeats;    /* -r: timed passes, the first not counted */
-  int nt;               /* --nt: non-temporal stores */
-  int no_sync;          /* --no-sync: ranks run their passes independently (HPCC) */
-  char results[512];    /* the record's results object */
+  long long n;       /* elements per array per rank */
+  long long repeats; /* -r: timed passes, the first not counted */
+  int nt;            /* --nt: non-temporal stores */
+  int no_sync;       /* --no-sync: ranks run their passes independently (HPCC) */
+  char results[512]; /* the record's results object */
   double *a, *b, *c;
   /* per kernel and pass: this rank's time and the slowest rank's time */
   double *local_s[K_COUNT], *global_s[K_COUNT];

@@ -22,6 +22,13 @@ ok() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
 not_ok() { FAILED=$((FAILED + 1)); echo "not ok - $1"; [ -n "${2:-}" ] && echo "$2" | sed 's/^/    # /' | head -n 15; return 0; }
 # skip NAME REASON: a test this host cannot run, counted as skipped (never as passed)
 skip() { SKIPPED=$((SKIPPED + 1)); echo "skip - $1: $2"; }
+# count_tap FILE: print a sub-test's "ok - / not ok - / skip - " lines and count them
+count_tap() {
+  grep -v '^[0-9]* passed, [0-9]* failed' "$1"
+  PASSED=$((PASSED + $(grep -c '^ok - ' "$1")))
+  FAILED=$((FAILED + $(grep -c '^not ok - ' "$1")))
+  SKIPPED=$((SKIPPED + $(grep -c '^skip - ' "$1")))
+}
 check() { # check NAME CONDITION-COMMAND...
   name=$1; shift
   if "$@"; then ok "$name"; else not_ok "$name"; fi

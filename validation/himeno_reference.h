@@ -9,8 +9,8 @@
 typedef struct {
   const char *size;
   int iteration;
-  double gosa_double;          /* exact residual, accumulated in double */
-  double gosa_float_original;  /* what the original prints at 1 rank, -O3 */
+  double gosa_double;         /* exact residual, accumulated in double */
+  double gosa_float_original; /* what the original prints at 1 rank, -O3 */
 } HimenoReference;
 
 static const HimenoReference himeno_reference[] = {

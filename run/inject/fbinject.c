@@ -27,7 +27,7 @@ typedef struct {
   int on;
   double alpha_ns, ns_per_byte;
   int world_rank, world_size, rpn, my_node, nodes;
-  uint64_t *link;  /* shared by the ranks of my virtual node: when it frees */
+  uint64_t *link; /* shared by the ranks of my virtual node: when it frees */
   char shm_name[96];
   int keyval;
 } Injector;
@@ -41,8 +41,7 @@ static uint64_t now_ns(void) {
 }
 
 static void spin_until(uint64_t t) {
-  while (now_ns() < t) {
-  }
+  while (now_ns() < t) {}
 }
 
 /* The link is busy bytes/beta per message; the message arrives alpha later. */
@@ -114,8 +113,10 @@ static int nodes_in(MPI_Comm comm) {
   int seen[1024] = {0};
   for (int r = 0; r < size; r++) {
     int nd = node_of(comm, r);
-    if (nd < 1024 && !seen[nd]) seen[nd] = 1, n++;
-    else if (nd >= 1024 && nd != last) n++;
+    if (nd < 1024 && !seen[nd])
+      seen[nd] = 1, n++;
+    else if (nd >= 1024 && nd != last)
+      n++;
     last = nd;
   }
   return n;
@@ -196,8 +197,7 @@ int MPI_Rsend(const void *b, int c, MPI_Datatype t, int d, int tag, MPI_Comm com
   before_send(c, t, d, comm);
   return PMPI_Rsend(b, c, t, d, tag, comm);
 }
-int MPI_Isend(const void *b, int c, MPI_Datatype t, int d, int tag, MPI_Comm comm,
-              MPI_Request *r) {
+int MPI_Isend(const void *b, int c, MPI_Datatype t, int d, int tag, MPI_Comm comm, MPI_Request *r) {
   before_send(c, t, d, comm);
   return PMPI_Isend(b, c, t, d, tag, comm, r);
 }
@@ -294,8 +294,8 @@ int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int *r
   collective(comm, 0, total);
   return rc;
 }
-int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt,
-               int root, MPI_Comm comm) {
+int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Datatype rt, int root,
+               MPI_Comm comm) {
   int rc = PMPI_Gather(s, sc, st, r, rc_, rt, root, comm);
   int size;
   PMPI_Comm_size(comm, &size);

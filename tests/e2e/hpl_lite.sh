@@ -66,14 +66,14 @@ bad_dat() { # NAME LINE-EDIT NEEDLE
 }
 bad_dat "with a word for Ns" '6s/.*/abc Ns/' 'bad.dat:6: expected 2 Ns'
 bad_dat "with 0 NBs" '7s/^2 /0 /' 'bad.dat:7: the number of NBs must be 1 to 20'
-bad_dat "truncated" '15,$d' 'bad.dat:15: file ends before the BCASTs lines'
+bad_dat "truncated" '15,$d' 'bad.dat:14: the file ends after 14 lines: a standard HPL.dat has 31'
 bad_dat "with a negative N" '6s/150/-150/' 'bad.dat:6: Ns value -150 is outside 1 to 10000000'
 bad_dat "with a P past an int" '11s/^1 /3000000000 /' 'bad.dat:11: Ps value 3000000000 is outside 1 to 1048576'
 bad_dat "with a Q past an int" '12s/^2 /-2147483649 /' 'bad.dat:12: Q value -2147483649 is outside 1 to 1048576'
 bad_dat "with BCAST 9" '23s/^1 /9 /' 'bad.dat:23: BCASTs value 9 is outside 0 to 5'
 
 rm -f "$REC"
-mpi 2 $HPL --mem-fraction 0.0002 -b 32 --json "$REC"
+mpi 2 $HPL --mem-fraction 0.001 -b 32 --json "$REC"
 check "hpl --mem-fraction picks N from memory, a multiple of NB: PASS (N=$(json "$REC" 'r["params"]["N"]' 2>/dev/null))" \
   [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["N"] % 32 == 0 and r["params"]["N"] >= 32')" = true ]
 mpi 1 $HPL -N 203 -b 16 --seed 7 --json "$REC"

@@ -45,18 +45,28 @@ check "emulated 1gbe gives a lower percent of 2x than loopback ($(json "$OUT_FIL
 # the slowest rank and 0.1 s on the fastest (the transfer), 1000 messages and
 # 1e8 bytes per rank; on alpha = 100 us, beta = 1e8 B/s the transfer costs
 # 0.1 + 1.0 = 1.1 s, so the loop takes 1.2 - 0.1 + 1.1 = 2.2 s.
-python3 - "$TMPDIR_T" <<'PY'
-import json, sys
+# The synthetic records are real ones (they must validate) with the numbers set.
+python3 - "$TMPDIR_T" "$ERES/one/himeno.jsonl" <<'PY'
+import copy, json, sys
 d = sys.argv[1]
-base = {"schema": "fabricbench.run/1", "params": {}, "validation": {"status": "PASS", "checks": []}}
-pp = dict(base, app="pingpong", ranks=2, fom={"value": 1, "unit": "MB/s"}, phases={},
-          results={"fit": {"alpha_us": 100.0, "beta_mbs": 100.0}})
-app = dict(base, app="himeno", ranks=2, wall_s=1.2, fom={"value": 1200.0, "unit": "Mflop/s"},
-           phases={"compute": {"max": 1.0, "min": 0.9}, "halo": {"max": 0.2, "min": 0.1}},
-           comm={"halo": {"messages": 2000, "bytes": 2e8}})
-single = dict(app, ranks=1, fom={"value": 700.0, "unit": "Mflop/s"})
-for name, rec in (("pp", pp), ("app", app), ("single", single)):
-    open("%s/predict-%s.jsonl" % (d, name), "w").write(json.dumps(rec) + "\n")
+real = json.loads(open(sys.argv[2]).readline())
+def rec(**kw):
+    r = copy.deepcopy(real)
+    for k, v in kw.items():
+        if isinstance(v, dict) and isinstance(r.get(k), dict) and k not in ("phases", "comm"):
+            r[k].update(v)
+        else:
+            r[k] = v
+    return r
+pp = rec(app="pingpong", ranks=2, fom={"value": 1.0, "unit": "MB/s"}, phases={}, comm={},
+         results={"fit": {"alpha_us": 100.0, "beta_mbs": 100.0}})
+app = rec(ranks=2, wall_s=1.2, fom={"value": 1200.0},
+          phases={"compute": {"min": 0.9, "avg": 0.95, "max": 1.0, "calls": 1},
+                  "halo": {"min": 0.1, "avg": 0.15, "max": 0.2, "calls": 1}},
+          comm={"halo": {"messages": 2000, "bytes": 200000000}})
+single = rec(ranks=1, fom={"value": 700.0})
+for name, r in (("pp", pp), ("app", app), ("single", single)):
+    open("%s/predict-%s.jsonl" % (d, name), "w").write(json.dumps(r) + "\n")
 PY
 run/predict --pingpong "$TMPDIR_T/predict-pp.jsonl" --record "$TMPDIR_T/predict-app.jsonl" \
   --baseline "$TMPDIR_T/predict-single.jsonl" --format json >"$OUT_FILE" 2>&1
@@ -66,8 +76,15 @@ run/predict --pingpong "$TMPDIR_T/predict-pp.jsonl" --record "$TMPDIR_T/predict-
   --baseline "$TMPDIR_T/predict-single.jsonl" --measured "$TMPDIR_T/predict-app.jsonl" --format json >"$OUT_FILE" 2>&1
 check "predict --measured puts the measurement beside the prediction" \
   [ "$(json "$OUT_FILE" 'r["measured_fom"] == 1200 and abs(r["percent_of_2x_measured"] - 100 * 1200 / 1400) < 1e-9')" = true ]
-run/predict --pingpong "$TMPDIR_T/predict-app.jsonl" --record "$TMPDIR_T/predict-app.jsonl" >"$OUT_FILE" 2>&1
-check "predict refuses a non-pingpong fabric record (exit $?)" grep -q 'not pingpong' "$OUT_FILE"
+run/predict --pingpong "$TMPDIR_T/predict-app.jsonl" --record "$TMPDIR_T/predict-app.jsonl" >"$OUT_FILE" 2>&1; rc=$?
+check "predict refuses a non-pingpong fabric record (exit $rc)" sh -c "[ $rc -eq 2 ] && grep -q 'not pingpong' '$OUT_FILE'"
+sed 's/"app": "himeno"/"app": "stream"/' "$TMPDIR_T/predict-single.jsonl" > "$TMPDIR_T/predict-other.jsonl"
+run/predict --pingpong "$TMPDIR_T/predict-pp.jsonl" --record "$TMPDIR_T/predict-app.jsonl" \
+  --baseline "$TMPDIR_T/predict-other.jsonl" >"$OUT_FILE" 2>&1; rc=$?
+check "predict refuses a baseline of another app, in one line (exit $rc)" \
+  sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$OUT_FILE') -eq 1 ] && grep -q 'a stream record, not himeno' '$OUT_FILE'"
+run/predict --pingpong "$TMPDIR_T/predict-pp.jsonl" --record "$TMPDIR_T/predict-nothing.jsonl" >"$OUT_FILE" 2>&1; rc=$?
+check "predict with a missing file: one line, exit 2 (got $rc)" sh -c "[ $rc -eq 2 ] && grep -q 'no such file' '$OUT_FILE'"
 
 # The network-namespace cluster, where this machine allows it (FB_NETNS from
 # tests/host-facts: run/fabric-emu probe).
@@ -108,4 +125,14 @@ else
   $EMU down
   check "fabric-emu down leaves no namespace, veth or bridge" \
     sh -c "! ip netns list | grep -q '^fb-' && ! ip link | grep -qE 'fb-(v|br)' && [ ! -e /run/fabricbench-emu ]"
+  # Ctrl-C of a suite over the emulated cluster brings the cluster down and leaves no rank.
+  timeout 120 run/suite --results "$ERES" --label sigint --np 2 --apps pingpong --profile standard \
+    --emulate 1gbe >"$OUT_FILE" 2>&1 &
+  spid=$!
+  for _ in $(seq 100); do pgrep -f 'sigin[t]/pingpong.jsonl' >/dev/null && break; sleep 0.2; done
+  sleep 1
+  kill -INT $spid 2>/dev/null
+  wait $spid; rc=$?
+  check "suite --emulate on SIGINT: exit 130, the emulated cluster down, no rank left (exit $rc)" \
+    sh -c "[ $rc -eq 130 ] && ! ip netns list | grep -q '^fb-' && [ ! -e /run/fabricbench-emu ] && ! pgrep -f 'sigin[t]/pingpong.jsonl' >/dev/null"
 fi

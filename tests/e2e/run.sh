@@ -78,14 +78,20 @@ if [ -n "$plot" ]; then
 else
   skip "scaling --plot" "/usr/bin/python3 lacks matplotlib"
 fi
-check "scaling: strong sweep at 1 and 2 ranks, speedup 1 at 1 rank, fitted serial fraction" \
-  [ $rc -eq 0 -a "$(json "$RES/scaling-himeno-strong/summary.json" 'len(r["points"]) == 2 and r["points"][0]["speedup"] == 1 and 0 <= r["serial_fraction"] <= 1')" = true ]
+check "scaling: strong sweep at 1 and 2 ranks, speedup 1 at 1 rank, a fitted serial fraction with its interval (or no fit below a speedup of 1)" \
+  [ $rc -eq 0 -a "$(json "$RES/scaling-himeno-strong/summary.json" 'len(r["points"]) == 2 and r["points"][0]["speedup"] == 1 and (0 <= r["serial_fraction"]["value"] <= 1 if r["serial_fraction"] else r["points"][1]["speedup"] < 1 and "no speedup" in r["no_fit"])')" = true ]
 timeout 300 run/scaling --app himeno --np 1,2 --weak --size XS --iterations 20 --results "$RES" >"$OUT_FILE" 2>&1; rc=$?
 check "scaling --weak: the problem grows with the ranks (Gustafson)" \
   [ $rc -eq 0 -a "$(json "$RES/scaling-himeno-weak/summary.json" 'r["law"] == "Gustafson"')" = true ]
 
-for tool in suite compare scaling; do
-  check "run/$tool --help" sh -c "run/$tool --help >/dev/null"
+# Every tool and script answers --help with its usage, exit 0, and does nothing else.
+for tool in run/suite run/compare run/scaling run/predict run/report run/interleave run/quickstart \
+    run/bench-hpl run/bench-md run/bench-pingpong run/bench-stream run/bench-weather \
+    run/fabric-emu run/install-deps run/weather-plot run/weather-cases validation/run; do
+  start=$(date +%s)
+  timeout 20 $tool --help >"$OUT_FILE" 2>&1; rc=$?
+  check "$tool --help: usage, exit 0, at once (exit $rc in $(( $(date +%s) - start )) s)" \
+    sh -c "[ $rc -eq 0 ] && [ \$(( \$(date +%s) - $start )) -le 10 ] && [ \$(grep -c . '$OUT_FILE') -ge 3 ]"
 done
 run/suite --label x --np 0 >"$OUT_FILE" 2>&1; rc=$?
 check "suite --np 0: one line, exit 2" sh -c "[ $rc -eq 2 ] && [ \$(grep -c 'error:' '$OUT_FILE') -eq 1 ]"
@@ -99,3 +105,155 @@ run/suite --label x --np 2 --emulate 40gbe >"$OUT_FILE" 2>&1; rc=$?
 check "suite --emulate 40gbe: exit 2 naming the profiles" sh -c "[ $rc -eq 2 ] && grep -q 'not loopback, 1gbe' '$OUT_FILE'"
 run/suite --label x --np 2 --hosts "$TMPDIR_T/no-hostfile" >"$OUT_FILE" 2>&1; rc=$?
 check "suite --hosts with a missing file: exit 2" sh -c "[ $rc -eq 2 ] && grep -q 'no such file' '$OUT_FILE'"
+
+# one_line NAME CODE PATTERN CMD...: CMD ends in exit CODE with one line
+# that matches PATTERN, and no Python traceback.
+one_line() {
+  name=$1 code=$2 pattern=$3; shift 3
+  "$@" >"$OUT_FILE" 2>&1; rc=$?
+  if [ $rc -eq "$code" ] && [ "$(grep -c . "$OUT_FILE")" -eq 1 ] && grep -q -- "$pattern" "$OUT_FILE"; then
+    ok "$name (exit $rc)"
+  else
+    not_ok "$name: exit $rc (want $code), want one line matching '$pattern'" "$(cat "$OUT_FILE")"
+  fi
+}
+one_line "suite --emulate-nodes 0" 2 "give 1 or more nodes" run/suite --label x --np 2 --emulate 1gbe --emulate-nodes 0
+one_line "suite --launcher with an unknown placeholder" 2 "unknown placeholder {hosts}" \
+  run/suite --label x --launcher "mpirun -np {np} --host {hosts}"
+one_line "suite --timeout -5" 2 "give a positive number of seconds" run/suite --label x --timeout -5
+one_line "suite --results in a place it cannot write" 2 "results /proc/fb" run/suite --label x --results /proc/fb
+one_line "compare --plot into a missing folder" 2 "no folder" run/compare "$RES/one" "$RES/two" --plot /nonexistent/p.png
+
+# The record schema: every app's record validates with a real validator
+# (python3-jsonschema, draft 2020-12), and the tools refuse one that does not.
+if py_has jsonschema; then
+  out=$(/usr/bin/python3 - "$RES/two" <<'PY'
+import glob, json, os, sys
+sys.path.insert(0, "run")
+import fblib, jsonschema
+schema = json.load(open(fblib.SCHEMA_FILE))
+jsonschema.Draft202012Validator.check_schema(schema)
+apps, bad = set(), []
+for path in sorted(glob.glob(sys.argv[1] + "/*.jsonl")):
+    if path.endswith("runs.jsonl"):
+        continue
+    for n, line in enumerate(open(path), 1):
+        rec = json.loads(line)
+        apps.add(rec["app"])
+        bad += ["%s:%d: %s" % (path, n, e) for e in fblib.schema_errors(rec)]
+print(" ".join(sorted(apps)) if not bad else "; ".join(bad[:3]))
+PY
+)
+  check "every app's record validates against docs/fabricbench.run-1.schema.json ($out)" \
+    [ "$out" = "himeno hpl md pingpong stream weather" ]
+  mkdir -p "$RES/broken"
+  edit() { # NAME PYTHON-EDIT-OF-r: one record of two/himeno.jsonl, edited, as broken/himeno.jsonl
+    python3 -c "
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+$2
+open(sys.argv[2], 'w').write(json.dumps(r) + '\\n')" "$RES/two/himeno.jsonl" "$RES/broken/himeno.jsonl"
+  }
+  edit str 'r["fom"]["value"] = "fast"'
+  one_line "compare refuses a string FOM, naming the field" 2 "broken/himeno.jsonl:1: does not validate.*field 'fom.value'" \
+    run/compare "$RES/one" "$RES/broken"
+  edit nofield 'del r["validation"]["checks"]'
+  one_line "compare refuses a record without validation checks, naming the field" 2 "field 'validation': 'checks' is a required property" \
+    run/compare "$RES/one" "$RES/broken"
+  edit null 'r["fom"]["value"] = None; r["fom"]["measured"] = False; r["validation"]["status"] = "NOT_MEASURED"'
+  one_line "compare refuses a not-measured record: not a score" 2 "validation NOT_MEASURED: not a score" \
+    run/compare "$RES/one" "$RES/broken"
+  sed 's/"value":[^,]*,/"value":NaN,/' "$RES/two/himeno.jsonl" | head -n 1 > "$RES/broken/himeno.jsonl"
+  one_line "compare refuses a NaN literal" 2 "NaN is not JSON" run/compare "$RES/one" "$RES/broken"
+  sed 's/"app":"himeno",/"app":"himeno","app":"himeno",/' "$RES/two/himeno.jsonl" | head -n 1 > "$RES/broken/himeno.jsonl"
+  one_line "compare refuses a key given twice" 2 "the key 'app' appears twice" run/compare "$RES/one" "$RES/broken"
+  head -c 300 /bin/ls > "$RES/broken/himeno.jsonl"
+  one_line "compare refuses a binary file" 2 "broken/himeno.jsonl:1: not UTF-8 text" run/compare "$RES/one" "$RES/broken"
+  rm -f "$RES/broken/himeno.jsonl"; head -n 1 "$RES/two/himeno.jsonl" > "$RES/broken/stream.jsonl"
+  one_line "compare refuses another app's record in APP.jsonl" 2 "a himeno record in stream.jsonl" run/compare "$RES/one" "$RES/broken"
+  rm -rf "$RES/broken"
+else
+  skip "the record schema tests" "/usr/bin/python3 lacks jsonschema"
+fi
+
+# run/report: one self-contained page, checked in a real browser.
+if py_has matplotlib scipy jsonschema; then
+  rm -f "$TMPDIR_T/report.html"
+  timeout 120 run/report "$RES/one" "$RES/two" "$RES/scaling-himeno-strong" -o "$TMPDIR_T/report.html" >"$OUT_FILE" 2>&1; rc=$?
+  check "report: writes one page and prints its path (exit $rc)" \
+    sh -c "[ $rc -eq 0 ] && grep -q 'report: .*report.html' '$OUT_FILE' && [ -s '$TMPDIR_T/report.html' ]"
+  facts=$(python3 - "$TMPDIR_T/report.html" <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+external = re.findall(r'(?:src|href)\s*=\s*"((?:https?:)?//[^"]*)"|url\(\s*["\']?((?:https?:)?//[^)"\']*)|@import', page)
+print("script" if re.search(r"<script|<link\b|<iframe|<img\b", page, re.I) else
+      "external %s" % (external[:2],) if external else
+      " ".join(s for s in ("verdict", "pingpong", "phases", "scaling", "environment")
+               if '<section id="%s">' % s in page))
+PY
+)
+  check "report: self-contained (no script, no external file) with the verdict, latency and bandwidth, phases, scaling and environment sections ($facts)" \
+    [ "$facts" = "verdict pingpong phases scaling environment" ]
+  timeout 60 run/report "$RES/one" "$RES/bad" -o "$TMPDIR_T/bad.html" >"$OUT_FILE" 2>&1; rc=$?
+  check "report refuses a FAIL record as compare does, and writes nothing (exit $rc)" \
+    sh -c "[ $rc -eq 2 ] && grep -q 'bad/himeno.jsonl:1: validation FAIL' '$OUT_FILE' && [ ! -e '$TMPDIR_T/bad.html' ]"
+  timeout 60 run/report "$RES/one" "$RES/bad" --skip-invalid -o "$TMPDIR_T/bad.html" >"$OUT_FILE" 2>&1
+  check "report --skip-invalid lists the FAIL record as left out, never silently" \
+    grep -q 'left out: validation FAIL' "$TMPDIR_T/bad.html"
+  if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] && /usr/bin/python3 -c 'import selenium' 2>/dev/null; then
+    run/compare "$RES/one" "$RES/two" --format json >"$TMPDIR_T/compare.json" 2>/dev/null
+    mkdir -p build/artifacts
+    timeout 120 /usr/bin/python3 tests/report_browser.py "$TMPDIR_T/report.html" "$TMPDIR_T/compare.json" \
+      build/artifacts/report.png >"$OUT_FILE" 2>&1
+    count_tap "$OUT_FILE"
+    grep -q '^ok - report in Chromium: a screenshot' "$OUT_FILE" || not_ok "report in Chromium ran" "$(cat "$OUT_FILE")"
+  else
+    skip "report in Chromium" "no chromium, chromedriver or python3-selenium (run/install-deps installs them)"
+  fi
+else
+  skip "run/report" "/usr/bin/python3 lacks matplotlib, scipy or jsonschema"
+fi
+
+# More ranks than cores: the tools oversubscribe with a warning (the README's
+# teaching example, on a machine with fewer than 4 cores), never Open MPI's
+# "not enough slots" page.
+if [ "$FB_CORES" -lt 4 ] && "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
+  env -u OMPI_MCA_rmaps_base_oversubscribe timeout 300 run/scaling --app himeno --np 1,2,4 --weak --size XS \
+    --iterations 5 --results "$RES" >"$OUT_FILE" 2>&1; rc=$?
+  check "scaling at 4 ranks on $FB_CORES cores: oversubscribed with a warning, exit 0 (got $rc)" \
+    sh -c "[ $rc -eq 0 ] && grep -q 'oversubscribed, so the timings measure time-sharing' '$OUT_FILE' && ! grep -q 'not enough slots' '$OUT_FILE'"
+else
+  skip "oversubscription warning" "this machine has $FB_CORES cores (or not Open MPI)"
+fi
+
+# SIGTERM of the suite: its run is stopped (no mpirun or rank left), the run
+# is recorded as interrupted, the exit status is 143.
+rm -rf "$RES/term"
+timeout 120 run/suite --results "$RES" --label term --np 2 --apps pingpong --profile standard >"$OUT_FILE" 2>&1 &
+spid=$!
+for _ in $(seq 50); do pgrep -f 'pingpong/pingpong.*term/pingpong.jsonl' >/dev/null && break; sleep 0.2; done
+sleep 1
+kill -TERM $spid 2>/dev/null
+wait $spid; rc=$?
+sleep 1
+check "suite on SIGTERM: exit 143, its ranks stopped, the run recorded as interrupted (exit $rc)" \
+  sh -c "[ $rc -eq 143 ] && ! pgrep -f 'ter[m]/pingpong.jsonl' >/dev/null && grep -q '\"status\": \"interrupted\"' '$RES/term/runs.jsonl'"
+
+# The quickstart, shortened (tiny sizes, two rounds, two apps), with the
+# network namespaces made to fail as in a chroot: the suite falls back to the
+# injector, says why, and the interleaved comparison and the report still come.
+QS="$TMPDIR_T/quickstart"
+rm -rf "$QS"
+FABRICBENCH_TEST_HOOK=netns_exec_fails timeout -k 5 600 run/quickstart --no-install --profile tiny \
+  --rounds 2 --apps himeno,pingpong --results "$QS" >"$OUT_FILE" 2>&1; rc=$?
+order=$(grep -o '^== round [0-9]/2: [a-z0-9-]*' "$OUT_FILE" | awk '{print $4}' | tr '\n' ' ')
+check "quickstart: configurations interleaved over 2 rounds ($order)" \
+  [ "$order" = "one-node two-nodes-loopback two-nodes-1gbe one-node two-nodes-loopback two-nodes-1gbe " ]
+check "quickstart: exit 0, the comparison table with both two-node configurations and the report's path (exit $rc)" \
+  sh -c "[ $rc -eq 0 ] && grep -q '^himeno .* two-nodes-loopback ' '$OUT_FILE' && grep -q '^himeno .* two-nodes-1gbe .*noise' '$OUT_FILE' && grep -q 'report: .*quickstart/report.html' '$OUT_FILE' && [ -s '$QS/report.html' ]"
+if [ "$(id -u)" -eq 0 ]; then
+  check "quickstart without usable namespaces: the injector, and why" \
+    grep -q 'by the MPI-level injector.*mount --make-rslave' "$OUT_FILE"
+fi
+check "quickstart: two records per configuration and app" \
+  [ "$(cat "$QS"/one-node/himeno.jsonl "$QS"/two-nodes-1gbe/pingpong.jsonl | grep -c .)" -eq 4 ]

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 /* What a successful read promises: a usable grid and, for every type, an
  * element with its three tables and a positive mass. */
 static void check_tables(const Md *md) {
@@ -40,8 +39,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   char err[FB_MSG_LEN] = "";
   int rc = md_potential_init(&md, text, size - 1, err, sizeof err);
   if (getenv("FUZZ_SHOW")) fprintf(stderr, "rc %d: %s\n", rc, err); /* reading an artifact */
-  if (rc == 0) check_tables(&md);
-  else if (!err[0]) abort();
+  if (rc == 0)
+    check_tables(&md);
+  else if (!err[0])
+    abort();
   md_potential_free(&md.pot);
   free(text);
   return 0;

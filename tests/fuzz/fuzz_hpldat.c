@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   if (memchr(data, 0, size)) return 0; /* the app refuses a file with a NUL byte first */
   char *text = malloc(size + 1);

@@ -8,10 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static void free_atoms(MdAtoms *a) {
-  free(a->x); free(a->v); free(a->f); free(a->x_built); free(a->rho); free(a->fp); free(a->eatom);
-  free(a->id); free(a->type); free(a->group);
+  free(a->x);
+  free(a->v);
+  free(a->f);
+  free(a->x_built);
+  free(a->rho);
+  free(a->fp);
+  free(a->eatom);
+  free(a->id);
+  free(a->type);
+  free(a->group);
 }
 
 /* What a successful read promises: every atom once, inside the box, with a
@@ -50,8 +57,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   int rc = md_read_data(&md, text, size, 0, err, sizeof err);
   if (rc == 0) rc = md_read_data(&md, text, size, 1, err, sizeof err);
   if (getenv("FUZZ_SHOW")) fprintf(stderr, "rc %d: %s\n", rc, err); /* reading an artifact */
-  if (rc == 0) check_atoms(&md);
-  else if (!err[0]) abort();
+  if (rc == 0)
+    check_atoms(&md);
+  else if (!err[0])
+    abort();
   free_atoms(&md.atoms);
   free(text);
   return 0;

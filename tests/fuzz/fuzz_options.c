@@ -12,7 +12,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   text[size] = '\0';
   char *argv[64] = {"fuzz"};
   int argc = 1;
-  for (char *tok = strtok(text, "\n"); tok && argc < 63; tok = strtok(NULL, "\n")) argv[argc++] = tok;
+  for (char *tok = strtok(text, "\n"); tok && argc < 63; tok = strtok(NULL, "\n"))
+    argv[argc++] = tok;
   FbContext ctx;
   memset(&ctx, 0, sizeof ctx);
   const char *size_name = "M", *json = NULL;

@@ -47,7 +47,8 @@ int main(int argc, char **argv) {
   Deck d;
   char err[256];
   int rc = read_text("name = tiny ; comment\n[run]\nsteps = 40\ndt = 0.5\n\n[output]\n"
-                     "enabled = yes\n", &d, err);
+                     "enabled = yes\n",
+                     &d, err);
   EXPECT(rc == 0, "good deck refused: %s", err);
   EXPECT(d.steps == 40 && d.dt == 0.5 && !strcmp(d.name, "tiny") && d.output == 1,
          "values: %lld %g '%s' %d", d.steps, d.dt, d.name, d.output);

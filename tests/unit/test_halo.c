@@ -32,14 +32,15 @@ static void check_exchange(const int n[3], const int periods[3], int width, int 
     for (int i = 0; i < h.ext[0]; i++)
       for (int j = 0; j < h.ext[1]; j++)
         for (int k = 0; k < h.ext[2]; k++) {
-          int inside = i >= pad && i < pad + d.n[0] && j >= pad && j < pad + d.n[1] &&
-                       k >= pad && k < pad + d.n[2];
-          double v = inside ? value_at(f, d.lo[0] + i - pad, d.lo[1] + j - pad,
-                                       d.lo[2] + k - pad)
+          int inside = i >= pad && i < pad + d.n[0] && j >= pad && j < pad + d.n[1] && k >= pad &&
+                       k < pad + d.n[2];
+          double v = inside ? value_at(f, d.lo[0] + i - pad, d.lo[1] + j - pad, d.lo[2] + k - pad)
                             : SENTINEL;
           size_t x = fb_idx3(h.ext, i, j, k);
-          if (is_float) ((float *)fields[f])[x] = (float)v;
-          else ((double *)fields[f])[x] = v;
+          if (is_float)
+            ((float *)fields[f])[x] = (float)v;
+          else
+            ((double *)fields[f])[x] = v;
         }
   }
   FbTimers t;
@@ -55,11 +56,15 @@ static void check_exchange(const int n[3], const int periods[3], int width, int 
           int g[3] = {d.lo[0] + i - pad, d.lo[1] + j - pad, d.lo[2] + k - pad};
           int outside = 0;
           for (int a = 0; a < 3; a++) {
-            if (l[a] < pad - width || l[a] >= pad + d.n[a] + width) outside = 1; /* beyond the width */
-            if ((mask >> a & 1) && (l[a] < pad || l[a] >= pad + d.n[a])) outside = 1; /* not exchanged */
+            if (l[a] < pad - width || l[a] >= pad + d.n[a] + width)
+              outside = 1; /* beyond the width */
+            if ((mask >> a & 1) && (l[a] < pad || l[a] >= pad + d.n[a]))
+              outside = 1; /* not exchanged */
             if (g[a] >= 0 && g[a] < n[a]) continue;
-            if (periods[a]) g[a] = (g[a] + n[a]) % n[a];
-            else outside = 1;
+            if (periods[a])
+              g[a] = (g[a] + n[a]) % n[a];
+            else
+              outside = 1;
           }
           double expect = outside ? SENTINEL : value_at(f, g[0], g[1], g[2]);
           size_t x = fb_idx3(h.ext, i, j, k);

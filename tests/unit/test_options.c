@@ -40,7 +40,8 @@ static void accepts(void) {
   EXPECT(parse(&v, err, "--time", "2.5", NULL) == 0 && v.t == 2.5, "--time 2.5");
   EXPECT(parse(&v, err, "-s", "XL", NULL) == 0 && !strcmp(v.s, "XL"), "-s XL");
   EXPECT(parse(&v, err, "--grid", "2x3x1", NULL) == 0 && v.grid[0] == 2 && v.grid[1] == 3 &&
-             v.grid[2] == 1, "--grid 2x3x1: %s", err);
+             v.grid[2] == 1,
+         "--grid 2x3x1: %s", err);
   EXPECT(parse(&v, err, "--quiet", NULL, NULL) == 0 && v.quiet == 1, "--quiet");
   EXPECT(parse(&v, err, NULL, NULL, NULL) == 0 && v.n == 5 && v.t == 60.0, "defaults kept");
 }

@@ -72,12 +72,12 @@ int main(int argc, char **argv) {
   fb_rsum_add(&ex, 0x1p-1074);
   fb_rsum_add(&ex, -0x1p-1074);
   fb_rsum_add(&ex, 0x1p-60);
-  EXPECT(fb_rsum_value(&ex) == 1.0, "1e100 + 1 - 1e100 + 2^-60, rounded once: %.17g", fb_rsum_value(&ex));
+  EXPECT(fb_rsum_value(&ex) == 1.0, "1e100 + 1 - 1e100 + 2^-60, rounded once: %.17g",
+         fb_rsum_value(&ex));
   FbReproSum neg;
   fb_rsum_init(&neg);
   for (int i = 0; i < 1000; i++) fb_rsum_add(&neg, -0.1);
-  EXPECT(fabs(fb_rsum_value(&neg) + 100.0) < 1e-12, "negative sums: %.17g",
-         fb_rsum_value(&neg));
+  EXPECT(fabs(fb_rsum_value(&neg) + 100.0) < 1e-12, "negative sums: %.17g", fb_rsum_value(&neg));
   FbReproSum bad;
   fb_rsum_init(&bad);
   fb_rsum_add(&bad, NAN);

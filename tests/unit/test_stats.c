@@ -30,8 +30,8 @@ int main(int argc, char **argv) {
   /* Exact data gives exact values. */
   for (int i = 0; i < 24; i++) t[i] = 0.4e-6 + bytes[i] / 9e9;
   EXPECT(fb_fit_alpha_beta(bytes, t, 24, &a, &b) == 0, "fit exact");
-  EXPECT(fabs(a - 0.4e-6) < 1e-12 && fabs(b - 9e9) / 9e9 < 1e-9, "exact: %g us, %g GB/s",
-         a * 1e6, b / 1e9);
+  EXPECT(fabs(a - 0.4e-6) < 1e-12 && fabs(b - 9e9) / 9e9 < 1e-9, "exact: %g us, %g GB/s", a * 1e6,
+         b / 1e9);
   EXPECT(fb_fit_alpha_beta(bytes, t, 1, &a, &b) == 2, "one point refused");
   return tl_finish("stats");
 }

@@ -9,17 +9,16 @@
 
 static int tl_failures = 0;
 
-#define EXPECT(cond, ...)                                                     \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
-      int tl_rank_;                                                           \
-      MPI_Comm_rank(MPI_COMM_WORLD, &tl_rank_);                               \
-      fprintf(stderr, "not ok: rank %d %s:%d: %s: ", tl_rank_, __FILE__,      \
-              __LINE__, #cond);                                               \
-      fprintf(stderr, __VA_ARGS__);                                           \
-      fprintf(stderr, "\n");                                                  \
-      tl_failures++;                                                          \
-    }                                                                         \
+#define EXPECT(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      int tl_rank_;                                                                                \
+      MPI_Comm_rank(MPI_COMM_WORLD, &tl_rank_);                                                    \
+      fprintf(stderr, "not ok: rank %d %s:%d: %s: ", tl_rank_, __FILE__, __LINE__, #cond);         \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+      tl_failures++;                                                                               \
+    }                                                                                              \
   } while (0)
 
 /* Agreed result over all ranks: 0 when every rank passed. */

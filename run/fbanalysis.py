@@ -1,0 +1,271 @@
+"""fbanalysis: what run/compare and run/report conclude from the results
+folders of a campaign: the scoring records of each configuration, what is
+missing and why, and per app the percent of 2x single-node with its 95%
+interval and whether a configuration differs from the first beyond noise."""
+import json
+import math
+import os
+import sys
+
+import fblib
+
+# A difference between two configurations is "beyond noise" when Welch's
+# t-test (unequal variances, scipy.stats.ttest_ind) rejects equal means at
+# this level; with one run on either side there is no test ("n/a").
+NOISE_LEVEL = 0.05
+
+
+class Campaign:
+    """The folders of a campaign, read strictly: labels (the first is the
+    single-node baseline), data[label][app] = scoring records, missing[label][app]
+    = why runs of that app did not score (from the suite's runs.jsonl),
+    runs[label] = the runs.jsonl entries."""
+
+    def __init__(self, folders, skip_invalid=False, tool="compare"):
+        labels = [os.path.basename(os.path.normpath(f)) for f in folders]
+        if len(set(labels)) != len(labels):
+            labels = [os.path.normpath(f) for f in folders]
+        self.labels, self.folders, self.tool = labels, dict(zip(labels, folders)), tool
+        self.data, self.missing, self.runs, self.refused = {}, {}, {}, {}
+        for label, folder in zip(labels, folders):
+            self.load(label, folder, skip_invalid)
+        self.check_problems()
+
+    def load(self, label, folder, skip_invalid):
+        if not os.path.isdir(folder):
+            raise fblib.RecordError("%s: no such folder" % folder)
+        files = sorted(f for f in os.listdir(folder) if f.endswith(".jsonl") and f != "runs.jsonl")
+        runs = read_runs(folder)
+        if not files and not runs:
+            raise fblib.RecordError("%s: no run records (*.jsonl)" % folder)
+        apps, refused = {}, []
+        for name in files:
+            path = os.path.join(folder, name)
+            for line, rec in fblib.read_records(path):
+                rec["_where"] = "%s:%d" % (path, line)
+                why = fblib.score_problem(rec)
+                if why:
+                    msg = "%s: %s: not a score" % (rec["_where"], why)
+                    if not skip_invalid:
+                        raise fblib.RecordError(msg + " (--skip-invalid leaves such records out)")
+                    print("%s: warning: %s; left out" % (self.tool, msg), file=sys.stderr)
+                    refused.append((rec, why))
+                    continue
+                apps.setdefault(rec["app"], []).append(rec)
+        missing = {}
+        for entry in runs:
+            app = entry.get("app")
+            if app and entry.get("status") != "PASS":
+                missing.setdefault(app, []).append("%s (exit %s)" % (entry.get("status"),
+                                                                    entry.get("exit_code")))
+        self.data[label], self.missing[label], self.runs[label] = apps, missing, runs
+        self.refused[label] = refused
+
+    def check_problems(self):
+        """Every configuration must have solved the same problem per app."""
+        for app in self.apps():
+            first = None
+            for label in self.labels:
+                for rec in self.data[label].get(app, []):
+                    prob = fblib.problem(rec)
+                    if first is None:
+                        first = (prob, rec["_where"])
+                    elif prob != first[0]:
+                        raise fblib.RecordError(
+                            "%s: %s problem %s differs from %s at %s: compare the same problem"
+                            % (rec["_where"], app, json.dumps(prob, sort_keys=True),
+                               json.dumps(first[0], sort_keys=True), first[1]))
+
+    def apps(self):
+        return sorted({a for d in self.data.values() for a in d} |
+                      {a for m in self.missing.values() for a in m})
+
+    def records(self):
+        """(label, record) of every scoring record, in folder order."""
+        for label in self.labels:
+            for app in sorted(self.data[label]):
+                for rec in self.data[label][app]:
+                    yield label, rec
+
+
+def read_runs(folder):
+    """The suite's runs.jsonl (what ran and how it ended), [] if absent."""
+    path = os.path.join(folder, "runs.jsonl")
+    if not os.path.exists(path):
+        return []
+    out = []
+    with open(path, "rb") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = fblib.strict_json(line.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError) as e:
+                raise fblib.RecordError("%s:%d: not a JSON line (%s)" % (path, number, e))
+            if not isinstance(entry, dict):
+                raise fblib.RecordError("%s:%d: not a run entry" % (path, number))
+            out.append(entry)
+    return out
+
+
+def percent_interval(cfg, base):
+    """95% interval of 100 x mean(cfg) / (2 mean(base)): the relative
+    half-widths of the two means added in quadrature (first-order error
+    propagation of a ratio); None when either side has one run."""
+    if not cfg["ci95"] or not base["ci95"]:
+        return None
+    rel = math.hypot((cfg["ci95"][1] - cfg["mean"]) / cfg["mean"],
+                     (base["ci95"][1] - base["mean"]) / base["mean"])
+    p = 100.0 * cfg["mean"] / (2 * base["mean"])
+    return [max(0.0, p * (1 - rel)), p * (1 + rel)]
+
+
+def differs(a, b):
+    """Welch's t-test of two configurations' FOMs: (p value, beyond noise),
+    or (None, None) when either has fewer than 2 runs or no spread."""
+    if len(a) < 2 or len(b) < 2:
+        return None, None
+    from scipy import stats
+    if max(a) == min(a) and max(b) == min(b):
+        return (0.0, True) if a[0] != b[0] else (1.0, False)
+    p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    return p, p < NOISE_LEVEL
+
+
+def analyse(c):
+    """The verdict of a campaign as one JSON-able dict (run/compare --format
+    json prints it; run/report draws it)."""
+    base_label = c.labels[0]
+    result = {"baseline": base_label, "labels": c.labels, "apps": {},
+              "noise_test": "Welch t-test, p < %g" % NOISE_LEVEL, "missing": {}}
+    for app in c.apps():
+        recs0 = c.data[base_label].get(app, [])
+        any_rec = next(r for _, r in c.records() if r["app"] == app) if any(
+            r["app"] == app for _, r in c.records()) else None
+        base = fblib.summary([r["fom"]["value"] for r in recs0]) if recs0 else None
+        entry = {"unit": any_rec["fom"]["unit"] if any_rec else "",
+                 "fom_name": any_rec["fom"]["name"] if any_rec else "",
+                 "baseline": base, "ideal_2x": 2 * base["median"] if base else None,
+                 "control": fblib.CONTROLS.get(app), "labels": {}}
+        first = None
+        for label in c.labels[1:]:
+            recs = c.data[label].get(app)
+            if not recs:
+                if c.missing[label].get(app) or recs0:
+                    why = c.missing[label].get(app) or ["no record"]
+                    result["missing"].setdefault(label, {})[app] = why
+                    entry["labels"][label] = {"missing": why}
+                continue
+            foms = [r["fom"]["value"] for r in recs]
+            s = fblib.summary(foms)
+            s["foms"] = foms
+            s["split"] = {k: sum(fblib.split_phases(r)[k] for r in recs) / len(recs)
+                          for k in ("compute", "comm", "io")}
+            s["ranks"], s["nodes"] = recs[0]["ranks"], recs[0]["nodes"]
+            s["percent_of_2x"] = 100.0 * s["median"] / (2 * base["median"]) if base else None
+            s["percent_ci95"] = percent_interval(s, base) if base else None
+            if first is None:
+                first = s
+                s["p_value"], s["differs_from_first"] = None, None
+            else:
+                s["p_value"], s["differs_from_first"] = differs(foms, first["foms"])
+            entry["labels"][label] = s
+        if recs0 and c.missing[base_label].get(app):
+            result["missing"].setdefault(base_label, {})[app] = c.missing[base_label][app]
+        result["apps"][app] = entry
+    return result
+
+
+def fabric_model(rec):
+    """(alpha s, beta B/s) of a pingpong record's latency fit, or None."""
+    if rec["app"] != "pingpong":
+        return None
+    fit = (rec.get("results") or {}).get("fit")
+    if not fit or not fit.get("alpha_us") or not fit.get("beta_mbs"):
+        return None
+    return fit["alpha_us"] * 1e-6, fit["beta_mbs"] * 1e6
+
+
+def predict(rec, alpha, beta):
+    """Predicted loop time (s) and FOM of a record's app on the (alpha, beta)
+    fabric. Each communication phase's shortest time over ranks is taken as
+    the transfer time on the recorded fabric (the rest of its longest time is
+    waiting for other ranks, which stays); the transfer is replaced by
+    messages x alpha + bytes / beta per rank."""
+    ranks = rec["ranks"]
+    recorded = modeled = 0.0
+    for name, st in rec["phases"].items():
+        if name not in fblib.COMM_PHASES:
+            continue
+        counters = rec.get("comm", {}).get(name, {"messages": 0, "bytes": 0})
+        recorded += st.get("min", st["max"])
+        modeled += (counters["messages"] / ranks) * alpha + (counters["bytes"] / ranks) / beta
+    wall = rec["wall_s"]
+    after = wall - recorded + modeled
+    # FOM is a throughput on the same work: it scales with 1 / time.
+    fom = rec["fom"]["value"] * wall / after if after > 0 else float("nan")
+    return {"loop_s_recorded": wall, "transfer_s_recorded": recorded,
+            "transfer_s_predicted": modeled, "loop_s_predicted": after, "fom": fom}
+
+
+def median_record(recs):
+    """The record whose FOM is the median of a configuration's runs."""
+    ordered = sorted(recs, key=lambda r: r["fom"]["value"])
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def predictions(c, result):
+    """run/predict over a campaign: every app of the first configuration
+    predicted on each later configuration from that configuration's
+    pingpong alpha-beta fit, beside what was measured there."""
+    if len(c.labels) < 3:
+        return []
+    source = c.labels[1]
+    out = []
+    for label in c.labels[2:]:
+        pp = c.data[label].get("pingpong")
+        model = fabric_model(median_record(pp)) if pp else None
+        if not model:
+            continue
+        for app, recs in sorted(c.data[source].items()):
+            if app in ("pingpong",):
+                continue
+            pr = predict(median_record(recs), *model)
+            entry = result["apps"].get(app, {})
+            meas = entry.get("labels", {}).get(label, {})
+            base = entry.get("baseline")
+            out.append({"app": app, "from": source, "to": label, "alpha_us": model[0] * 1e6,
+                        "beta_mbs": model[1] / 1e6, "fom_predicted": pr["fom"],
+                        "fom_measured": meas.get("median"),
+                        "percent_predicted": 100 * pr["fom"] / (2 * base["median"]) if base else None,
+                        "percent_measured": meas.get("percent_of_2x"),
+                        "error_percent": 100 * (pr["fom"] / meas["median"] - 1)
+                        if meas.get("median") else None})
+    return out
+
+
+def amdahl(p, f):
+    """Strong-scaling speedup on p ranks with serial fraction f."""
+    return 1.0 / (f + (1.0 - f) / p)
+
+
+def gustafson(p, f):
+    """Weak-scaling (scaled) speedup on p ranks with serial fraction f."""
+    return p - f * (p - 1.0)
+
+
+def law_curve(kind, p, f):
+    return gustafson(p, f) if kind == "weak" else amdahl(p, f)
+
+
+def fit_law(points, weak):
+    """The serial fraction f of Amdahl's law (strong) or Gustafson's (weak),
+    fitted by scipy.optimize.curve_fit within [0, 1], with its 95% interval;
+    (None, why) when the law does not apply (no speedup, or one point)."""
+    ps = [p for p, _ in points]
+    ss = [s for _, s in points]
+    if len(set(ps)) < 2:
+        return None, "one rank count: nothing to fit"
+    if not weak and max(s for p, s in points if p > min(ps)) < 1.0:
+        return None, "no speedup (below 1 at every rank count): Amdahl's law does not apply"
+    return fblib.fit(gustafson if weak else amdahl, ps, ss, p0=[0.05], bounds=([0.0], [1.0]))[0], None
