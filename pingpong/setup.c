@@ -53,19 +53,27 @@ static void parse_range(FbContext *ctx, PingPong *pp) {
   }
 }
 
+/* --test: one name, a comma-separated list of names, or all */
 static void parse_tests(FbContext *ctx, PingPong *pp) {
   memset(pp->run, 0, sizeof pp->run);
   if (!strcmp(pp->test_name, "all")) {
     for (int t = 0; t < T_COUNT; t++) pp->run[t] = 1;
     return;
   }
-  for (int t = 0; t < T_COUNT; t++)
-    if (!strcmp(pp->test_name, pp_test_names[t])) {
-      pp->run[t] = 1;
-      return;
-    }
-  fb_fail(ctx, FB_EXIT_USAGE, "option --test: '%s' is not latency, bw, bibw, allreduce or all",
-          pp->test_name);
+  const char *p = pp->test_name;
+  for (;;) {
+    size_t len = strcspn(p, ",");
+    int found = 0;
+    for (int t = 0; t < T_COUNT && !found; t++)
+      if (len == strlen(pp_test_names[t]) && !strncmp(p, pp_test_names[t], len))
+        found = pp->run[t] = 1;
+    if (!found)
+      fb_fail(ctx, FB_EXIT_USAGE,
+              "option --test: '%.*s' is not latency, bw, bibw, allreduce or all (a list: latency,bw)",
+              (int)len, p);
+    if (!p[len]) return;
+    p += len + 1;
+  }
 }
 
 void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
@@ -75,7 +83,8 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
   pp->pairs_mode = "one";
   pp->warmup = 100;
   pp->iterations = 1000;
-  fb_option_string(ctx, "test", 0, &pp->test_name, "NAME", "latency, bw, bibw, allreduce or all");
+  fb_option_string(ctx, "test", 0, &pp->test_name, "NAME",
+                   "latency, bw, bibw, allreduce, a comma-separated list of them, or all");
   fb_option_string(ctx, "message-sizes", 'm', &pp->range, "MIN:MAX",
                    "message sizes in bytes, MIN then powers of two up to MAX (K, M, G allowed)");
   fb_option_int(ctx, "warmup", 'x', &pp->warmup, 0, 1000000, "N",

@@ -26,7 +26,7 @@ class Campaign:
         if len(set(labels)) != len(labels):
             labels = [os.path.normpath(f) for f in folders]
         self.labels, self.folders, self.tool = labels, dict(zip(labels, folders)), tool
-        self.data, self.missing, self.runs, self.refused = {}, {}, {}, {}
+        self.data, self.missing, self.runs, self.refused, self.whole = {}, {}, {}, {}, {}
         for label, folder in zip(labels, folders):
             self.load(label, folder, skip_invalid)
         self.check_problems()
@@ -52,13 +52,21 @@ class Campaign:
                     refused.append((rec, why))
                     continue
                 apps.setdefault(rec["app"], []).append(rec)
-        missing = {}
+        missing, whole = {}, []
         for entry in runs:
             app = entry.get("app")
-            if app and entry.get("status") != "PASS":
-                missing.setdefault(app, []).append("%s (exit %s)" % (entry.get("status"),
-                                                                    entry.get("exit_code")))
+            if entry.get("status") == "PASS":
+                continue
+            why = "%s (exit %s)" % (entry.get("status"), entry.get("exit_code"))
+            if entry.get("slurm_job"):
+                why = "Slurm job %s %s (exit code %s)" % (entry["slurm_job"], entry.get("slurm_state"),
+                                                         entry.get("exit_code"))
+            if app:
+                missing.setdefault(app, []).append(why)
+            else:  # the whole configuration: a batch job that failed, was cancelled or timed out
+                whole.append(why)
         self.data[label], self.missing[label], self.runs[label] = apps, missing, runs
+        self.whole[label] = whole
         self.refused[label] = refused
 
     def check_problems(self):
@@ -151,8 +159,8 @@ def analyse(c):
         for label in c.labels[1:]:
             recs = c.data[label].get(app)
             if not recs:
-                if c.missing[label].get(app) or recs0:
-                    why = c.missing[label].get(app) or ["no record"]
+                if c.missing[label].get(app) or recs0 or c.whole[label]:
+                    why = c.missing[label].get(app) or c.whole[label] or ["no record"]
                     result["missing"].setdefault(label, {})[app] = why
                     entry["labels"][label] = {"missing": why}
                 continue
@@ -172,6 +180,8 @@ def analyse(c):
             entry["labels"][label] = s
         if recs0 and c.missing[base_label].get(app):
             result["missing"].setdefault(base_label, {})[app] = c.missing[base_label][app]
+        if not recs0 and c.whole[base_label]:
+            result["missing"].setdefault(base_label, {})[app] = c.whole[base_label]
         result["apps"][app] = entry
     return result
 

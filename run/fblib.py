@@ -40,7 +40,7 @@ PROFILES = {
     "quick": {  # a few minutes on a laptop
         "himeno": "-s S -t 3",
         "stream": "-n {stream_n} -r 10",
-        "pingpong": "-m 1:4M -i 200",
+        "pingpong": "--test latency,bw -m 1:1M -i 100",
         "hpl": "-N 4000 -b 96",
         "md": "-i inputs/md/shear.ini",
         "weather": "-i inputs/weather/wrf30.ini -n 72 --no-output",

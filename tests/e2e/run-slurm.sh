@@ -1,0 +1,76 @@
+# tests/e2e/run-slurm.sh: a real Slurm (Debian's slurmctld, slurmd, munged) on
+# the emulated cluster, the campaign end to end, a cancelled job, and down
+# leaving nothing (sourced by tests/run-tests; a run* script). Needs root,
+# usable network namespaces (FB_NETNS) and run/install-deps --slurm.
+if [ "$(id -u)" -ne 0 ]; then
+  skip "Slurm on the emulated cluster" "needs root (network namespaces)"
+elif [ "${FB_NETNS:-no}" != yes ]; then
+  skip "Slurm on the emulated cluster" "network namespaces: ${FB_NETNS#no: }"
+elif ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+  skip "Slurm on the emulated cluster" "no slurmctld or munged (run/install-deps --slurm)"
+elif ! "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
+  skip "Slurm on the emulated cluster" "srun --mpi=pmix starts Open MPI's ranks"
+else
+  SRES="$TMPDIR_T/slurm"
+  rm -rf "$SRES"
+  timeout 120 run/emu-slurm up --hosts 2 --profile loopback >"$OUT_FILE" 2>&1; rc=$?
+  export SLURM_CONF=/run/fabricbench-emu/slurm/slurm.conf
+  check "emu-slurm up: sinfo shows h0 and h1 idle (exit $rc)" \
+    sh -c "[ $rc -eq 0 ] && [ \"\$(sinfo -h -N -t idle -o %N | sort -u | tr '\n' ' ')\" = 'h0 h1 ' ]"
+  check "emu-slurm up: its config under /run/fabricbench-emu, /etc/slurm untouched" \
+    sh -c "grep -q 'ProctrackType=proctrack/linuxproc' \$SLURM_CONF && grep -q 'TaskPlugin=task/none' \$SLURM_CONF && ! grep -rqs fabricbench /etc/slurm"
+  check "srun -N 2 hostname prints h0 and h1" \
+    sh -c "[ \"\$(timeout 60 srun -N 2 hostname | sort | tr '\n' ' ')\" = 'h0 h1 ' ]"
+
+  # The campaign at the tiny profile, loopback against 1gbe.
+  timeout 900 run/slurm/campaign.sh --profile tiny --repeat 2 --apps himeno,pingpong \
+    --results "$SRES/c" loopback 1gbe >"$OUT_FILE" 2>&1; rc=$?
+  check "campaign.sh: single-node, loopback and 1gbe jobs, then compare and report (exit $rc)" \
+    sh -c "[ $rc -eq 0 ] && grep -q '^campaign: complete' '$SRES/c/compare.txt' && [ -s '$SRES/c/report.html' ]"
+  facts=$(python3 - "$SRES/c" <<'PY'
+import glob, json, sys
+bad = []
+for label in ("loopback", "1gbe"):
+    for path in glob.glob("%s/%s/*.jsonl" % (sys.argv[1], label)):
+        if path.endswith("runs.jsonl"):
+            continue
+        for line in open(path):
+            r = json.loads(line)
+            if r["hosts"] != ["h0", "h1"] or r["validation"]["status"] != "PASS":
+                bad.append("%s: %s %s" % (path, r["hosts"], r["validation"]["status"]))
+print("; ".join(bad) or "ok")
+PY
+)
+  check "campaign: every two-node record came from h0 and h1 and PASSed ($facts)" [ "$facts" = ok ]
+  timeout 60 run/compare "$SRES/c/single" "$SRES/c/loopback" "$SRES/c/1gbe" --format json >"$OUT_FILE" 2>&1
+  check "campaign: 1gbe below loopback in pingpong bandwidth ($(json "$OUT_FILE" '"%.0f vs %.0f MB/s" % (r["apps"]["pingpong"]["labels"]["1gbe"]["median"], r["apps"]["pingpong"]["labels"]["loopback"]["median"])' 2>&1))" \
+    [ "$(json "$OUT_FILE" 'r["apps"]["pingpong"]["labels"]["1gbe"]["median"] < r["apps"]["pingpong"]["labels"]["loopback"]["median"]')" = true ]
+  check "campaign: 1gbe traffic crossed the emulated links (eth0 byte counters of h1)" \
+    [ "$(json "$SRES/c/1gbe/pingpong.jsonl" 'r["fabric"]["interfaces"]["h1"]["eth0"]["tx_bytes"] > 100000')" = true ]
+
+  # run/suite --slurm submits itself.
+  timeout 30 run/suite --slurm --nodes 2 --np 2 --label self --profile tiny --apps himeno \
+    --results "$SRES" --launcher "srun --mpi=pmix -n {np}" >"$OUT_FILE" 2>&1; rc=$?
+  job=$(sed -n 's/^suite: submitted job \([0-9]*\).*/\1/p' "$OUT_FILE")
+  for _ in $(seq 300); do squeue -h -j "$job" 2>/dev/null | grep -q . || break; sleep 0.2; done
+  check "suite --slurm: a batch job on h0 and h1, PASS (exit $rc, job ${job:-none})" \
+    [ -n "$job" -a "$(json "$SRES/self/himeno.jsonl" 'r["hosts"] == ["h0", "h1"] and r["validation"]["status"] == "PASS"' 2>/dev/null)" = true ]
+
+  # A job cancelled mid-run is reported: its configuration is missing, never compared partly.
+  timeout 60 run/slurm/campaign.sh --no-wait --profile quick --repeat 1 --apps himeno,pingpong \
+    --results "$SRES/k" 1gbe >"$OUT_FILE" 2>&1
+  victim=$(sed -n 's/.*1gbe:\([0-9]*\).*/\1/p' "$SRES/k/jobs")
+  finish=$(sed -n 's/.*compare:\([0-9]*\).*/\1/p' "$SRES/k/jobs")
+  for _ in $(seq 600); do [ "$(squeue -h -j "$victim" -o %T 2>/dev/null)" = RUNNING ] && break; sleep 0.2; done
+  sleep 3
+  scancel "$victim"
+  for _ in $(seq 600); do squeue -h -j "$finish" 2>/dev/null | grep -q . || break; sleep 0.2; done
+  check "a job cancelled with scancel: recorded with its Slurm state, and compare reports 1gbe missing" \
+    sh -c "grep -q 'CANCELLED' '$SRES/k/1gbe/runs.jsonl' && grep -q 'missing: 1gbe has no score for pingpong' '$SRES/k/compare.txt' && grep -q '^campaign: incomplete' '$SRES/k/compare.txt'"
+
+  timeout 60 run/emu-slurm down >"$OUT_FILE" 2>&1
+  sleep 1
+  check "emu-slurm down: no daemon, namespace or file left" \
+    sh -c "! pgrep -f 'fabricbench-em[u]/slurm' >/dev/null && ! pgrep -x munged >/dev/null && ! ip netns list | grep -q '^fb-' && [ ! -e /run/fabricbench-emu ]"
+  unset SLURM_CONF
+fi
