@@ -177,7 +177,8 @@ void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
                    "explicit acoustic steps (vertically implicit), periodic in x and y, on a\n"
                    "2-D process grid with halo exchanges through common/. History and\n"
                    "restarts in parallel NetCDF-4. Presets: inputs/weather/tiny.ini, teach,\n"
-                   "wrf30, conus12, conus2p5, plus bubble, density_current and advection.\n"
+                   "wrf30, conus12, conus2p5, plus bubble, thermal (Bryan and Fritsch),\n"
+                   "density_current (Straka et al.) and advection.\n"
                    "FOM: grid-point updates per second (points x steps / s).");
   snprintf(w->deck_path, sizeof w->deck_path, "%s", o->input);
   /* defaults, then the deck */
