@@ -57,6 +57,9 @@ void hpl_parse(FbContext *ctx, HplConfig *cfg, int argc, char **argv);
 /* The HPL.dat's text (path names it in messages); 0, or 2 with err naming the line. */
 int hpl_read_dat(const char *path, const char *text, size_t len, HplConfig *cfg, char *err,
                  size_t err_len, char *notes, size_t notes_len);
+/* before MPI_Init: re-executes hpl on the best OpenBLAS kernel the CPU supports
+ * when OpenBLAS chose a generic one and the user did not set OPENBLAS_CORETYPE */
+void hpl_blas_select(char **argv);
 void hpl_blas_check(FbContext *ctx, FbResult *r);
 /* matrix.c */
 long long hpl_numroc(long long n, long long nb, int iproc, int nprocs);

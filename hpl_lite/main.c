@@ -11,6 +11,7 @@ static const char *const phase_names[PH_COUNT] = {"panel",  "bcast", "swap",
 int main(int argc, char **argv) {
   FbContext ctx;
 
+  hpl_blas_select(argv); /* the right OpenBLAS kernel, before MPI starts */
   fb_init(&ctx, &argc, &argv, "hpl");
   fb_timers_init(&ctx.timers, phase_names, PH_COUNT);
   HplConfig *cfg = calloc(1, sizeof *cfg); /* every case of an HPL.dat: half a megabyte */

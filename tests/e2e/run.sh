@@ -257,3 +257,22 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 check "quickstart: two records per configuration and app" \
   [ "$(cat "$QS"/one-node/himeno.jsonl "$QS"/two-nodes-1gbe/pingpong.jsonl | grep -c .)" -eq 4 ]
+
+# The manual: each app page's options are the binary's --help (docs/gen-options),
+# and every relative link of the README and docs/ leads to a file.
+docs/gen-options --check >"$OUT_FILE" 2>&1; rc=$?
+check "docs/apps/*.md option tables are the binaries' --help ($(tail -n 1 "$OUT_FILE"), exit $rc)" [ $rc -eq 0 ]
+links=$(python3 - <<'PY'
+import glob, os, re
+bad = []
+for page in ["README.md"] + glob.glob("docs/*.md") + glob.glob("docs/apps/*.md"):
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", open(page).read()):
+        if "://" in target or target.startswith("mailto:"):
+            continue
+        if not os.path.exists(os.path.join(os.path.dirname(page), target)):
+            bad.append("%s -> %s" % (page, target))
+print("; ".join(bad) or "ok")
+PY
+)
+check "README and docs/: every relative link resolves ($links)" [ "$links" = ok ]
+check "README.md fits on a screen or two (at most 200 lines: $(wc -l < README.md))" [ "$(wc -l < README.md)" -le 200 ]
