@@ -48,6 +48,20 @@ static int owner_coord(const Md *md, int d, double x) {
   return c < 0.0 ? 0 : c >= p ? p - 1 : (int)c;
 }
 
+void md_atoms_free(MdAtoms *a) {
+  free(a->x);
+  free(a->v);
+  free(a->f);
+  free(a->x_built);
+  free(a->rho);
+  free(a->fp);
+  free(a->eatom);
+  free(a->id);
+  free(a->type);
+  free(a->group);
+  memset(a, 0, sizeof *a);
+}
+
 int md_owns(const Md *md, const double x[3]) {
   for (int d = 0; d < 3; d++)
     if (owner_coord(md, d, x[d]) != md->decomp.coords[d]) return 0;

@@ -320,6 +320,7 @@ void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v);
  * rank owns and their velocities (keep = 1), from text (the file's bytes);
  * FB_EXIT_USAGE with err on bad input. */
 int md_atoms_reserve(MdAtoms *a, int n);
+void md_atoms_free(MdAtoms *a); /* every per-atom array, and the counts to 0 */
 int md_owns(const Md *md, const double x[3]);
 int md_add_atom(Md *md, long long id, int type, const double x[3], const double v[3]);
 int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size_t errlen);

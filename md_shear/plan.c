@@ -33,27 +33,27 @@ static int plain_name(const char *s) {
   return 1;
 }
 
-/* A group named in a key, or the deck error naming it. */
+/* A group or compute named in a key (index >= 0), or the deck error naming it. */
+static int need(FbContext *ctx, const Md *md, const char *section, const char *key, int index,
+                const char *what, const char *name) {
+  if (index < 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "no %s '%s' (%s)", what, name,
+             strcmp(what, "group") ? "thermo_temp or one in [computes]"
+                                   : "groups: all and those in [groups]");
+    md_deck_fail(ctx, md, section, key, msg);
+  }
+  return index;
+}
+
 static int need_group(FbContext *ctx, const Md *md, const char *section, const char *key,
                       const char *name) {
-  int g = md_group_index(md, name);
-  if (g < 0) {
-    char what[160];
-    snprintf(what, sizeof what, "no group '%s' (groups: all and those in [groups])", name);
-    md_deck_fail(ctx, md, section, key, what);
-  }
-  return g;
+  return need(ctx, md, section, key, md_group_index(md, name), "group", name);
 }
 
 static int need_compute(FbContext *ctx, const Md *md, const char *section, const char *key,
                         const char *name) {
-  int c = md_compute_index(md, name);
-  if (c < 0) {
-    char what[160];
-    snprintf(what, sizeof what, "no compute '%s' (thermo_temp or one in [computes])", name);
-    md_deck_fail(ctx, md, section, key, what);
-  }
-  return c;
+  return need(ctx, md, section, key, md_compute_index(md, name), "compute", name);
 }
 
 /* "INF", "-INF" or a number, in the group's units. */

@@ -443,18 +443,7 @@ void md_setup(FbContext *ctx, Md *md) {
 }
 
 void md_free(Md *md) {
-  MdAtoms *a = &md->atoms;
-  free(a->x);
-  free(a->v);
-  free(a->f);
-  free(a->x_built);
-  free(a->rho);
-  free(a->fp);
-  free(a->eatom);
-  free(a->id);
-  free(a->type);
-  free(a->group);
-  memset(a, 0, sizeof *a);
+  md_atoms_free(&md->atoms);
   for (int s = 0; s < 6; s++) free(md->swap[s].send_list);
   memset(md->swap, 0, sizeof md->swap);
   md_neighbor_free(&md->neigh);

@@ -8,19 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void free_atoms(MdAtoms *a) {
-  free(a->x);
-  free(a->v);
-  free(a->f);
-  free(a->x_built);
-  free(a->rho);
-  free(a->fp);
-  free(a->eatom);
-  free(a->id);
-  free(a->type);
-  free(a->group);
-}
-
 /* What a successful read promises: every atom once, inside the box, with a
  * known type, and a positive mass for every type when Masses was given. */
 static void check_atoms(const Md *md) {
@@ -61,7 +48,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     check_atoms(&md);
   else if (!err[0])
     abort();
-  free_atoms(&md.atoms);
+  md_atoms_free(&md.atoms);
   free(text);
   return 0;
 }
