@@ -68,9 +68,10 @@ static void parse_tests(FbContext *ctx, PingPong *pp) {
       if (len == strlen(pp_test_names[t]) && !strncmp(p, pp_test_names[t], len))
         found = pp->run[t] = 1;
     if (!found)
-      fb_fail(ctx, FB_EXIT_USAGE,
-              "option --test: '%.*s' is not latency, bw, bibw, allreduce or all (a list: latency,bw)",
-              (int)len, p);
+      fb_fail(
+          ctx, FB_EXIT_USAGE,
+          "option --test: '%.*s' is not latency, bw, bibw, allreduce or all (a list: latency,bw)",
+          (int)len, p);
     if (!p[len]) return;
     p += len + 1;
   }
