@@ -329,42 +329,6 @@ void *fb_alloc(size_t bytes) {
   return p;
 }
 
-size_t fb_mem_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  size_t kib = 0;
-  while (fgets(line, sizeof line, f)) {
-    unsigned long long v;
-    if (sscanf(line, "MemAvailable: %llu kB", &v) == 1) {
-      kib = (size_t)v;
-      break;
-    }
-  }
-  fclose(f);
-  return kib * 1024;
-}
-
-void fb_check_memory(FbContext *ctx, size_t need_bytes, const char *what) {
-  MPI_Comm node = fb_node_comm(ctx);
-  int node_rank;
-  MPI_Comm_rank(node, &node_rank);
-  double need = (double)need_bytes, node_need = 0.0;
-  MPI_Reduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, 0, node);
-  MPI_Comm_free(&node);
-  int code = 0;
-  char msg[FB_MSG_LEN] = "";
-  if (node_rank == 0) {
-    double avail = (double)fb_mem_available();
-    if (avail > 0.0 && node_need > avail) {
-      code = FB_EXIT_RUNTIME;
-      snprintf(msg, sizeof msg, "%s needs %.2f GiB on this node but only %.2f GiB is available",
-               what, node_need / 1073741824.0, avail / 1073741824.0);
-    }
-  }
-  fb_agree(ctx, code, msg);
-}
-
 void fb_print(const FbContext *ctx, const char *fmt, ...) {
   if (ctx->rank != 0 || ctx->common.quiet) return;
   va_list ap;
@@ -377,26 +341,4 @@ void fb_print(const FbContext *ctx, const char *fmt, ...) {
 int fb_test_hook(const char *name) {
   const char *hook = getenv("FABRICBENCH_TEST_HOOK");
   return hook && strcmp(hook, name) == 0;
-}
-
-size_t fb_last_level_cache(void) {
-  size_t best = 0;
-  for (int index = 0; index < 8; index++) {
-    char path[96];
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
-    FILE *f = fopen(path, "r");
-    if (!f) continue;
-    unsigned long v = 0;
-    char unit = 0;
-    if (fscanf(f, "%lu%c", &v, &unit) >= 1) {
-      size_t bytes = v * (unit == 'K' ? 1024UL : unit == 'M' ? 1048576UL : 1UL);
-      if (bytes > best) best = bytes;
-    }
-    fclose(f);
-  }
-  if (best == 0) {
-    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    best = (size_t)(l3 > 0 ? l3 : l2 > 0 ? l2 : 0);
-  }
-  return best;
 }

@@ -1,9 +1,12 @@
 /* nodes.c: which ranks share a node (by processor name), for pairing ranks
- * across nodes and sizing per-node resources. */
+ * across nodes and sizing per-node resources, and the node's facts (memory
+ * available, last-level cache). */
 #include "fabricbench.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int fb_node_layout(FbContext *ctx, int *node_of_rank, int *n_nodes) {
   char name[MPI_MAX_PROCESSOR_NAME] = "";
@@ -57,4 +60,63 @@ double fb_nodes_mem_available(FbContext *ctx) {
   double mine = rank == 0 ? (double)fb_mem_available() : 0.0, total = 0.0;
   MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, ctx->comm);
   return total;
+}
+
+/* The node's facts: available memory and the last-level cache. */
+size_t fb_mem_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  size_t kib = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long long v;
+    if (sscanf(line, "MemAvailable: %llu kB", &v) == 1) {
+      kib = (size_t)v;
+      break;
+    }
+  }
+  fclose(f);
+  return kib * 1024;
+}
+
+void fb_check_memory(FbContext *ctx, size_t need_bytes, const char *what) {
+  MPI_Comm node = fb_node_comm(ctx);
+  int node_rank;
+  MPI_Comm_rank(node, &node_rank);
+  double need = (double)need_bytes, node_need = 0.0;
+  MPI_Reduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, 0, node);
+  MPI_Comm_free(&node);
+  int code = 0;
+  char msg[FB_MSG_LEN] = "";
+  if (node_rank == 0) {
+    double avail = (double)fb_mem_available();
+    if (avail > 0.0 && node_need > avail) {
+      code = FB_EXIT_RUNTIME;
+      snprintf(msg, sizeof msg, "%s needs %.2f GiB on this node but only %.2f GiB is available",
+               what, node_need / 1073741824.0, avail / 1073741824.0);
+    }
+  }
+  fb_agree(ctx, code, msg);
+}
+
+size_t fb_last_level_cache(void) {
+  size_t best = 0;
+  for (int index = 0; index < 8; index++) {
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    unsigned long v = 0;
+    char unit = 0;
+    if (fscanf(f, "%lu%c", &v, &unit) >= 1) {
+      size_t bytes = v * (unit == 'K' ? 1024UL : unit == 'M' ? 1048576UL : 1UL);
+      if (bytes > best) best = bytes;
+    }
+    fclose(f);
+  }
+  if (best == 0) {
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    best = (size_t)(l3 > 0 ? l3 : l2 > 0 ? l2 : 0);
+  }
+  return best;
 }

@@ -35,14 +35,16 @@ typedef struct {
   char msg[FB_MSG_LEN];
 } IoStatus;
 
-/* Runs a NetCDF call unless an earlier one failed; records the first error. */
+/* Runs a NetCDF call unless an earlier one failed; records the first error
+ * with the call and the source line that failed (as miniWeather's ncwrap). */
 #define IO(st, call)                                                                               \
   do {                                                                                             \
     if (!(st)->rc) {                                                                               \
       int io_rc_ = (call);                                                                         \
       if (io_rc_ != NC_NOERR) {                                                                    \
         (st)->rc = FB_EXIT_RUNTIME;                                                                \
-        snprintf((st)->msg, sizeof(st)->msg, "%s", nc_strerror(io_rc_));                           \
+        snprintf((st)->msg, sizeof(st)->msg, "%s (%.60s at %s:%d)", nc_strerror(io_rc_), #call,    \
+                 __FILE__, __LINE__);                                                              \
       }                                                                                            \
     }                                                                                              \
   } while (0)
@@ -629,9 +631,68 @@ int wx_restart_write(FbContext *ctx, Weather *w, long long step, int interval) {
 
 /* Every rank opens the file (in parallel, or each on its own read-only)
  * and reads its block. */
+/* The restart's grid, base state, step and checksum, checked against the deck. */
+static int restart_header(int ncid, const Weather *w, const char *path, char *errout, size_t len,
+                          long long *step, double *checksum) {
+  size_t n[3];
+  const char *dimnames[3] = {"bottom_top", "south_north", "west_east"};
+  for (int a = 0; a < 3; a++) {
+    int dim;
+    if (nc_inq_dimid(ncid, dimnames[a], &dim) || nc_inq_dimlen(ncid, dim, &n[a])) {
+      snprintf(errout, len, "%s: not a halo_weather restart (no dimension %s)", path, dimnames[a]);
+      return FB_EXIT_USAGE;
+    }
+  }
+  if (n[0] != (size_t)w->n[2] || n[1] != (size_t)w->n[1] || n[2] != (size_t)w->n[0]) {
+    snprintf(errout, len, "%s: restart is for a %zux%zux%zu grid, the deck has %lldx%lldx%lld",
+             path, n[2], n[1], n[0], w->n[0], w->n[1], w->n[2]);
+    return FB_EXIT_USAGE;
+  }
+  double grid[6];
+  if (nc_get_att_double(ncid, NC_GLOBAL, "grid_dx_dy_ztop_dt_theta_n", grid) ||
+      nc_get_att_longlong(ncid, NC_GLOBAL, "step", step) ||
+      nc_get_att_double(ncid, NC_GLOBAL, "fabricbench_checksum", checksum)) {
+    snprintf(errout, len,
+             "%s: not a halo_weather restart (grid, step or checksum attribute missing)", path);
+    return FB_EXIT_USAGE;
+  }
+  double want[6] = {w->dx, w->dy, w->ztop, w->dt, w->theta_surface, w->brunt_vaisala};
+  for (int a = 0; a < 6; a++)
+    if (grid[a] != want[a]) {
+      snprintf(errout, len,
+               "%s: restart is for another grid or base state (dx %g dy %g ztop %g dt %g "
+               "theta %g N %g; the deck: %g %g %g %g %g %g)",
+               path, grid[0], grid[1], grid[2], grid[3], grid[4], grid[5], want[0], want[1],
+               want[2], want[3], want[4], want[5]);
+      return FB_EXIT_USAGE;
+    }
+  return 0;
+}
+
+/* This rank's part of every prognostic field; 1 when one cannot be read. */
+static int restart_fields(int ncid, Weather *w) {
+  double *buf = malloc((size_t)w->nx * w->ny * w->nz * sizeof *buf + 1);
+  int bad = !buf;
+  for (int f = 0; f < NFIELDS && !bad; f++) {
+    int varid;
+    size_t start[3] = {0, (size_t)w->decomp.lo[1], (size_t)w->decomp.lo[0]};
+    size_t count[3] = {(size_t)w->nz, (size_t)w->ny, (size_t)w->nx};
+    bad = nc_inq_varid(ncid, STATE_NAMES[f], &varid) != NC_NOERR;
+#ifndef WX_SERIAL_NETCDF
+    if (!bad) bad = nc_var_par_access(ncid, varid, NC_COLLECTIVE) != NC_NOERR;
+#endif
+    if (!bad) bad = nc_get_vara_double(ncid, varid, start, count, buf) != NC_NOERR;
+    size_t o = 0;
+    for (int k = 0; k < w->nz && !bad; k++)
+      for (int j = 0; j < w->ny; j++)
+        for (int i = 0; i < w->nx; i++) w->s[f][wx_idx(w, i, j, k)] = buf[o++];
+  }
+  free(buf);
+  return bad;
+}
+
 int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
-  int ncid = -1, rc = FB_EXIT_USAGE, bad = 0;
-  double *buf = NULL;
+  int ncid = -1;
   const char *path = w->restart_in;
   errout[0] = '\0';
   /* every rank must see the file (it may exist on some nodes only): agreed
@@ -647,79 +708,23 @@ int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
     snprintf(errout, len, "%s: not a NetCDF restart file (damaged or another format)", path);
     return FB_EXIT_USAGE;
   }
-  size_t n[3];
-  const char *dimnames[3] = {"bottom_top", "south_north", "west_east"};
-  for (int a = 0; a < 3; a++) {
-    int dim;
-    if (nc_inq_dimid(ncid, dimnames[a], &dim) || nc_inq_dimlen(ncid, dim, &n[a])) {
-      snprintf(errout, len, "%s: not a halo_weather restart (no dimension %s)", path, dimnames[a]);
-      goto out;
-    }
-  }
-  if (n[0] != (size_t)w->n[2] || n[1] != (size_t)w->n[1] || n[2] != (size_t)w->n[0]) {
-    snprintf(errout, len, "%s: restart is for a %zux%zux%zu grid, the deck has %lldx%lldx%lld",
-             path, n[2], n[1], n[0], w->n[0], w->n[1], w->n[2]);
-    goto out;
-  }
-  double grid[6], checksum;
-  long long step;
-  if (nc_get_att_double(ncid, NC_GLOBAL, "grid_dx_dy_ztop_dt_theta_n", grid) ||
-      nc_get_att_longlong(ncid, NC_GLOBAL, "step", &step) ||
-      nc_get_att_double(ncid, NC_GLOBAL, "fabricbench_checksum", &checksum)) {
-    snprintf(errout, len,
-             "%s: not a halo_weather restart (grid, step or checksum attribute missing)", path);
-    goto out;
-  }
-  double want[6] = {w->dx, w->dy, w->ztop, w->dt, w->theta_surface, w->brunt_vaisala};
-  for (int a = 0; a < 6; a++)
-    if (grid[a] != want[a]) {
+  long long step = 0;
+  double checksum = 0.0;
+  int rc = restart_header(ncid, w, path, errout, len, &step, &checksum);
+  if (!rc) {
+    /* collective reads: every rank takes part, and all agree on the outcome */
+    long long any_bad = restart_fields(ncid, w);
+    fb_allreduce_max_ll(ctx, FB_NO_PHASE, &any_bad, 1);
+    if (any_bad) {
+      rc = FB_EXIT_USAGE;
+      snprintf(errout, len, "%s: damaged restart: the prognostic fields cannot be read", path);
+    } else if (wx_checksum(ctx, w) != checksum) {
+      rc = FB_EXIT_USAGE;
       snprintf(errout, len,
-               "%s: restart is for another grid or base state (dx %g dy %g ztop %g dt %g "
-               "theta %g N %g; the deck: %g %g %g %g %g %g)",
-               path, grid[0], grid[1], grid[2], grid[3], grid[4], grid[5], want[0], want[1],
-               want[2], want[3], want[4], want[5]);
-      goto out;
+               "%s: damaged restart: the state's checksum differs from the one written", path);
     }
-  buf = malloc((size_t)w->nx * w->ny * w->nz * sizeof *buf + 1);
-  bad = !buf;
-  for (int f = 0; f < NFIELDS && !bad; f++) {
-    int varid;
-    size_t start[3] = {0, (size_t)w->decomp.lo[1], (size_t)w->decomp.lo[0]};
-    size_t count[3] = {(size_t)w->nz, (size_t)w->ny, (size_t)w->nx};
-    if (nc_inq_varid(ncid, STATE_NAMES[f], &varid)) {
-      bad = 1;
-      break;
-    }
-#ifndef WX_SERIAL_NETCDF
-    if (nc_var_par_access(ncid, varid, NC_COLLECTIVE)) {
-      bad = 1;
-      break;
-    }
-#endif
-    if (nc_get_vara_double(ncid, varid, start, count, buf)) {
-      bad = 1;
-      break;
-    }
-    size_t o = 0;
-    for (int k = 0; k < w->nz; k++)
-      for (int j = 0; j < w->ny; j++)
-        for (int i = 0; i < w->nx; i++) w->s[f][wx_idx(w, i, j, k)] = buf[o++];
   }
-  long long any_bad = bad;
-  fb_allreduce_max_ll(ctx, FB_NO_PHASE, &any_bad, 1);
-  if (any_bad) {
-    snprintf(errout, len, "%s: damaged restart: the prognostic fields cannot be read", path);
-    goto out;
-  }
-  if (wx_checksum(ctx, w) != checksum) {
-    snprintf(errout, len, "%s: damaged restart: the state's checksum differs from the one written",
-             path);
-    goto out;
-  }
-  w->start_step = step;
-  rc = 0;
-out:
-  free(buf);
+  if (!rc) w->start_step = step;
   nc_close(ncid);
   return rc;
 }

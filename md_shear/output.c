@@ -446,7 +446,100 @@ static int read_ds(hid_t f, const char *name, hid_t type, void *dest, hsize_t wa
   return rc;
 }
 
-/* First call (no atoms yet): the box and state; second call: this rank's atoms. */
+/* The restart's state (step, run, atoms, types, box): checked against the
+ * deck; on the first pass (nothing allocated yet) it sets up the box. */
+static int restart_state(hid_t f, Md *md, const char *path, char *err, size_t len) {
+  long long state[5];
+  double lo[3], hi[3], spacing[3], dt;
+  if (read_ds(f, "/parameters/fabricbench/state", H5T_NATIVE_LLONG, state, 5) ||
+      read_ds(f, "/parameters/fabricbench/boxlo", H5T_NATIVE_DOUBLE, lo, 3) ||
+      read_ds(f, "/parameters/fabricbench/boxhi", H5T_NATIVE_DOUBLE, hi, 3) ||
+      read_ds(f, "/parameters/fabricbench/spacing", H5T_NATIVE_DOUBLE, spacing, 3) ||
+      read_ds(f, "/parameters/fabricbench/timestep", H5T_NATIVE_DOUBLE, &dt, 1)) {
+    snprintf(err, len, "%s: not an md restart (no /parameters/fabricbench state)", path);
+    return FB_EXIT_USAGE;
+  }
+  if (state[2] < 1 || state[1] < 0 || state[1] >= md->nstages || state[3] < 1 ||
+      state[3] > MD_MAX_TYPES || (md->ntypes_deck && state[3] != md->ntypes_deck)) {
+    snprintf(err, len,
+             "%s: a restart of another system (%lld types, run %lld; the deck has %d runs)", path,
+             state[3], state[1] + 1, md->nstages);
+    return FB_EXIT_USAGE;
+  }
+  if (md->atoms.cap == 0 && md->natoms == 0) { /* first pass: the box */
+    memcpy(md->boxlo, lo, sizeof lo);
+    memcpy(md->boxhi, hi, sizeof hi);
+    memcpy(md->spacing, spacing, sizeof spacing);
+    for (int d = 0; d < 3; d++) md->prd[d] = hi[d] - lo[d];
+    md->natoms = state[2];
+    md->ntypes = (int)state[3];
+    md->start_step = state[0];
+    md->start_stage = (int)state[1];
+    md->stage_begin = state[4];
+  }
+  return 0;
+}
+
+/* Is this position in my sub-box? */
+static int restart_mine(const Md *md, const double xyz[3]) {
+  int mine = 1;
+  for (int d = 0; d < 3; d++) {
+    int p = md->decomp.dims[d];
+    int c = (int)floor((xyz[d] - md->boxlo[d]) / md->prd[d] * p);
+    c = c < 0 ? 0 : c >= p ? p - 1 : c;
+    mine &= c == md->decomp.coords[d];
+  }
+  return mine;
+}
+
+/* The atoms: every rank reads them all and keeps those in its sub-box. */
+static int restart_atoms(hid_t f, Md *md, const char *path, char *err, size_t len) {
+  size_t n = (size_t)md->natoms;
+  double *x = malloc(n * 3 * sizeof *x), *v = malloc(n * 3 * sizeof *v);
+  int *species = malloc(n * sizeof *species), *group = malloc(n * sizeof *group);
+  int rc = 0;
+  if (!x || !v || !species || !group) {
+    rc = FB_EXIT_RUNTIME;
+    snprintf(err, len, "out of memory reading %s", path);
+  } else if (read_ds(f, "/particles/all/position/value", H5T_NATIVE_DOUBLE, x, n * 3) ||
+             read_ds(f, "/particles/all/velocity/value", H5T_NATIVE_DOUBLE, v, n * 3) ||
+             read_ds(f, "/particles/all/species", H5T_NATIVE_INT, species, n) ||
+             read_ds(f, "/particles/all/group", H5T_NATIVE_INT, group, n)) {
+    rc = FB_EXIT_USAGE;
+    snprintf(err, len,
+             "%s: damaged restart: positions, velocities, species or groups missing or short",
+             path);
+  }
+  for (size_t k = 0; !rc && k < n; k++) {
+    if (species[k] < 0 || species[k] >= md->ntypes) {
+      rc = FB_EXIT_USAGE;
+      snprintf(err, len, "%s: damaged restart: bad species", path);
+      break;
+    }
+    double xyz[3] = {x[3 * k], x[3 * k + 1], x[3 * k + 2]};
+    if (!restart_mine(md, xyz)) continue;
+    MdAtoms *a = &md->atoms;
+    if (md_atoms_reserve(a, a->n_local + 1)) {
+      rc = FB_EXIT_RUNTIME;
+      snprintf(err, len, "out of memory");
+      break;
+    }
+    int i = a->n_local++;
+    memcpy(a->x[i], xyz, sizeof xyz);
+    memcpy(a->v[i], v + 3 * k, 3 * sizeof *v);
+    a->id[i] = (long long)k + 1;
+    a->type[i] = species[k];
+    a->group[i] = group[k];
+  }
+  free(x);
+  free(v);
+  free(species);
+  free(group);
+  return rc;
+}
+
+/* Called twice: first for the box and the counts (before the decomposition),
+ * then for the atoms of this rank. */
 int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
   (void)ctx;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -461,91 +554,9 @@ int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
     snprintf(err, len, "%s: not an HDF5 file (damaged or not a restart)", path);
     return FB_EXIT_USAGE;
   }
-  long long state[5];
-  double lo[3], hi[3], spacing[3], dt;
-  int rc = FB_EXIT_USAGE;
-  double *x = NULL, *v = NULL;
-  int *species = NULL, *group = NULL;
-  if (read_ds(f, "/parameters/fabricbench/state", H5T_NATIVE_LLONG, state, 5) ||
-      read_ds(f, "/parameters/fabricbench/boxlo", H5T_NATIVE_DOUBLE, lo, 3) ||
-      read_ds(f, "/parameters/fabricbench/boxhi", H5T_NATIVE_DOUBLE, hi, 3) ||
-      read_ds(f, "/parameters/fabricbench/spacing", H5T_NATIVE_DOUBLE, spacing, 3) ||
-      read_ds(f, "/parameters/fabricbench/timestep", H5T_NATIVE_DOUBLE, &dt, 1)) {
-    snprintf(err, len, "%s: not an md restart (no /parameters/fabricbench state)", path);
-    goto out;
-  }
-  if (state[2] < 1 || state[1] < 0 || state[1] >= md->nstages || state[3] < 1 ||
-      state[3] > MD_MAX_TYPES || (md->ntypes_deck && state[3] != md->ntypes_deck)) {
-    snprintf(err, len,
-             "%s: a restart of another system (%lld types, run %lld; the deck has %d runs)", path,
-             state[3], state[1] + 1, md->nstages);
-    goto out;
-  }
-  if (md->atoms.cap == 0 && md->natoms == 0) { /* first pass: the box */
-    memcpy(md->boxlo, lo, sizeof lo);
-    memcpy(md->boxhi, hi, sizeof hi);
-    memcpy(md->spacing, spacing, sizeof spacing);
-    for (int d = 0; d < 3; d++) md->prd[d] = hi[d] - lo[d];
-    md->natoms = state[2];
-    md->ntypes = (int)state[3];
-    md->start_step = state[0];
-    md->start_stage = (int)state[1];
-    md->stage_begin = state[4];
-    rc = 0;
-    goto out;
-  }
-  size_t n = (size_t)md->natoms;
-  x = malloc(n * 3 * sizeof *x);
-  v = malloc(n * 3 * sizeof *v);
-  species = malloc(n * sizeof *species);
-  group = malloc(n * sizeof *group);
-  if (!x || !v || !species || !group) {
-    rc = FB_EXIT_RUNTIME;
-    snprintf(err, len, "out of memory reading %s", path);
-    goto out;
-  }
-  if (read_ds(f, "/particles/all/position/value", H5T_NATIVE_DOUBLE, x, n * 3) ||
-      read_ds(f, "/particles/all/velocity/value", H5T_NATIVE_DOUBLE, v, n * 3) ||
-      read_ds(f, "/particles/all/species", H5T_NATIVE_INT, species, n) ||
-      read_ds(f, "/particles/all/group", H5T_NATIVE_INT, group, n)) {
-    snprintf(err, len,
-             "%s: damaged restart: positions, velocities, species or groups missing or short",
-             path);
-    goto out;
-  }
-  for (size_t k = 0; k < n; k++) {
-    if (species[k] < 0 || species[k] >= md->ntypes) {
-      snprintf(err, len, "%s: damaged restart: bad species", path);
-      goto out;
-    }
-    double xyz[3] = {x[3 * k], x[3 * k + 1], x[3 * k + 2]};
-    int mine = 1;
-    for (int d = 0; d < 3; d++) {
-      int p = md->decomp.dims[d];
-      int c = (int)floor((xyz[d] - md->boxlo[d]) / md->prd[d] * p);
-      c = c < 0 ? 0 : c >= p ? p - 1 : c;
-      mine &= c == md->decomp.coords[d];
-    }
-    if (!mine) continue;
-    MdAtoms *a = &md->atoms;
-    if (md_atoms_reserve(a, a->n_local + 1)) {
-      rc = FB_EXIT_RUNTIME;
-      snprintf(err, len, "out of memory");
-      goto out;
-    }
-    int i = a->n_local++;
-    memcpy(a->x[i], xyz, sizeof xyz);
-    memcpy(a->v[i], v + 3 * k, 3 * sizeof *v);
-    a->id[i] = (long long)k + 1;
-    a->type[i] = species[k];
-    a->group[i] = group[k];
-  }
-  rc = 0;
-out:
-  free(x);
-  free(v);
-  free(species);
-  free(group);
+  int first_pass = md->atoms.cap == 0 && md->natoms == 0;
+  int rc = restart_state(f, md, path, err, len);
+  if (!rc && !first_pass) rc = restart_atoms(f, md, path, err, len);
   H5Fclose(f);
   return rc;
 }

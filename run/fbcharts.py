@@ -135,6 +135,6 @@ def scaling_figure(summary):
     ax2.axhline(100, color="grey", linestyle="--")
     ax2.set_xlabel("ranks")
     ax2.set_ylabel("efficiency %")
-    ax2.set_ylim(0, 110)
+    ax2.set_ylim(0, max(110, 10 + max(100 * t["efficiency"] for t in table)))
     fig.tight_layout()
     return fig
