@@ -104,6 +104,15 @@ static int shared_threads(int bound, int local_ranks, long cores) {
   return share < bound ? (int)share : bound;
 }
 
+/* The ranks that share this node's memory. It lives here, not in nodes.c,
+ * so that the context depends on nothing in nodes.c (which builds on the
+ * context's agreement calls). */
+MPI_Comm fb_node_comm(const FbContext *ctx) {
+  MPI_Comm node;
+  MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node);
+  return node;
+}
+
 /* The cores this job may use on this node: the union of the CPU sets of
  * the node's ranks (their bindings, or all the CPUs the job is allowed when
  * unbound); also the number of ranks on the node. */

@@ -35,12 +35,6 @@ int fb_node_layout(FbContext *ctx, int *node_of_rank, int *n_nodes) {
   return 0;
 }
 
-MPI_Comm fb_node_comm(const FbContext *ctx) {
-  MPI_Comm node;
-  MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node);
-  return node;
-}
-
 void fb_node_position(const FbContext *ctx, int *node_rank, int *node_size) {
   MPI_Comm node = fb_node_comm(ctx);
   MPI_Comm_rank(node, node_rank);

@@ -14,6 +14,26 @@ enum { PH_COMPUTE, PH_HALO, PH_ALLREDUCE, PH_COUNT };
 #define HIMENO_REHEARSAL_ITERATIONS 3
 #define HIMENO_OMEGA                0.8f
 
+/* The twelve coefficients of the stencil (the original's a0-a3, b0-b2,
+ * c0-c2, wrk1 and bnd). */
+enum {
+  CO_A0,
+  CO_A1,
+  CO_A2,
+  CO_A3,
+  CO_B0,
+  CO_B1,
+  CO_B2,
+  CO_C0,
+  CO_C1,
+  CO_C2,
+  CO_WRK1,
+  CO_BND,
+  CO_COUNT
+};
+/* The sweep takes a row's points in blocks of this many (kernel.c). */
+#define HIMENO_BLOCK 16
+
 typedef struct {
   /* parameters */
   const char *size_name; /* XS, S, M, L, XL or NIxNJxNK */
@@ -24,10 +44,14 @@ typedef struct {
   /* geometry */
   FbDecomp decomp;
   FbHalo halo;
-  /* fields, (n+2)^3 local with one halo/boundary layer */
-  float *a[4], *b[3], *c[3], *wrk1, *bnd, *p, *pnew;
-  char *slab;     /* one allocation holding every field */
-  float *scratch; /* one row per thread */
+  /* p and its successor, (n+2)^3 local with one halo/boundary layer */
+  float *p, *pnew;
+  /* the coefficients in the order the sweep reads them: for each interior
+   * row (i, j), for each block of HIMENO_BLOCK points along k, CO_COUNT
+   * runs of HIMENO_BLOCK values (kernel.c) */
+  float *coef;
+  size_t coef_per_row;
+  char *slab; /* one allocation holding all three */
   /* results */
   long long done; /* iterations of the timed loop */
   double gosa, gosa_first;
@@ -42,6 +66,10 @@ void himeno_free(Himeno *h);
 double himeno_iterate(FbContext *ctx, Himeno *h);
 /* Sweep of the local interior; returns the local sum of ss^2. */
 double himeno_sweep(const Himeno *h, const float *p, float *pnew);
+/* kernel.c: the coefficient layout */
+size_t himeno_coef_per_row(int n);
+void himeno_coef_fill(Himeno *h, const float value[CO_COUNT]);
+float *himeno_coef_at(Himeno *h, int f, int i, int j, int k);
 double himeno_interior_points(const Himeno *h);
 void himeno_checksum(FbContext *ctx, Himeno *h);
 void himeno_validate(const Himeno *h, FbResult *r);

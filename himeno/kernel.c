@@ -3,87 +3,119 @@
  * original's copy of wrk2 back into p. */
 #include "himeno.h"
 
+#include <string.h>
+
 /* Rows of p around (i, j): centre, i+-1, j+-1, and the four (i+-1, j+-1). */
 typedef struct {
   const float *c, *ip, *im, *jp, *jm, *ipjp, *ipjm, *imjp, *imjm;
 } StencilRows;
 
-/* The row is swept in chunks of CHUNK points, each in two passes (loop
- * fission): 22 arrays in one loop are more base pointers than x86-64 has
- * registers, and the compiler spilled them to the stack on every vector
- * (10-15% of the sweep). The first pass adds the first five terms into t[],
- * the second the other five; the float sum is the original's, term by term
- * in its order, so the field is the same to the bit. */
-#define CHUNK 256
+/* The coefficients are stored in the order the sweep reads them (h->coef):
+ * for each interior row, for each block of BLOCK points, the twelve
+ * coefficients' BLOCK values one after the other. A block's twelve streams
+ * are then one pointer and fixed offsets: with the original's twelve
+ * arrays, 22 base pointers were live in the loop, more than x86-64 has
+ * registers, and GCC spilled them on every vector (perf annotate: half of
+ * the sweep's samples). The bytes read per point are the original's. */
+#define BLOCK        HIMENO_BLOCK
+#define CO(cb, f, l) ((cb)[(f)*BLOCK + (l)])
 
-/* s0's first five terms, for k = k0 .. k1-1 */
-static void sweep_first(int k0, int k1, StencilRows p, const float *const *restrict coef,
-                        float *restrict t) {
-  const float *restrict a0 = coef[0], *restrict a1 = coef[1], *restrict a2 = coef[2];
-  const float *restrict b0 = coef[4], *restrict b1 = coef[5];
-  const float *restrict pc = p.c, *restrict pip = p.ip, *restrict pjp = p.jp, *restrict pjm = p.jm;
-  const float *restrict pipjp = p.ipjp, *restrict pipjm = p.ipjm;
-  const float *restrict pimjp = p.imjp, *restrict pimjm = p.imjm;
-#pragma omp simd
-  for (int k = k0; k < k1; k++)
-    t[k - k0] = a0[k] * pip[k] + a1[k] * pjp[k] + a2[k] * pc[k + 1] +
-                b0[k] * (pipjp[k] - pipjm[k] - pimjp[k] + pimjm[k]) +
-                b1[k] * (pjp[k + 1] - pjm[k + 1] - pjp[k - 1] + pjm[k - 1]);
+size_t himeno_coef_per_row(int n) { return (size_t)((n + BLOCK - 1) / BLOCK) * CO_COUNT * BLOCK; }
+
+static float *row_coef(const Himeno *h, int i, int j) {
+  return h->coef + ((size_t)(i - 1) * h->decomp.n[1] + (size_t)(j - 1)) * h->coef_per_row;
 }
 
-/* the other five terms, the update and the residual, for k = k0 .. k1-1 */
-static double sweep_second(int k0, int k1, StencilRows p, const float *const *restrict coef,
-                           const float *restrict t, float *restrict out) {
-  const float *restrict a3 = coef[3], *restrict b2 = coef[6], *restrict c0 = coef[7];
-  const float *restrict c1 = coef[8], *restrict c2 = coef[9], *restrict w1 = coef[10];
-  const float *restrict bnd = coef[11];
-  const float *restrict pc = p.c, *restrict pip = p.ip, *restrict pim = p.im;
-  const float *restrict pjm = p.jm;
+float *himeno_coef_at(Himeno *h, int f, int i, int j, int k) {
+  return row_coef(h, i, j) + (size_t)((k - 1) / BLOCK) * CO_COUNT * BLOCK + f * BLOCK +
+         (k - 1) % BLOCK;
+}
+
+/* Every coefficient (padding lanes past a row's end included) to its value;
+ * rows are first touched by the threads that sweep them. */
+void himeno_coef_fill(Himeno *h, const float value[CO_COUNT]) {
+  const int n0 = h->decomp.n[0], n1 = h->decomp.n[1];
+  const size_t per_row = h->coef_per_row;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int i = 1; i <= n0; i++)
+    for (int j = 1; j <= n1; j++) {
+      float *cb = row_coef(h, i, j);
+      for (size_t x = 0; x < per_row; x++) cb[x] = value[x / BLOCK % CO_COUNT];
+    }
+}
+
+/* The original's sum for point k (lane l of the block), term by term in its
+ * order, in two halves (loop fission, fewer live streams per loop). The
+ * float sum is the original's, so the field is the same to the bit. */
+static inline float first_terms(const StencilRows *p, const float *cb, int k, int l) {
+  return CO(cb, CO_A0, l) * p->ip[k] + CO(cb, CO_A1, l) * p->jp[k] +
+         CO(cb, CO_A2, l) * p->c[k + 1] +
+         CO(cb, CO_B0, l) * (p->ipjp[k] - p->ipjm[k] - p->imjp[k] + p->imjm[k]) +
+         CO(cb, CO_B1, l) * (p->jp[k + 1] - p->jm[k + 1] - p->jp[k - 1] + p->jm[k - 1]);
+}
+/* the other five terms and the update: returns ss, the point's change */
+static inline float last_terms(const StencilRows *p, const float *cb, float first, int k, int l) {
+  float s0 = first +
+             CO(cb, CO_B2, l) * (p->ip[k + 1] - p->im[k + 1] - p->ip[k - 1] + p->im[k - 1]) +
+             CO(cb, CO_C0, l) * p->im[k] + CO(cb, CO_C1, l) * p->jm[k] +
+             CO(cb, CO_C2, l) * p->c[k - 1] + CO(cb, CO_WRK1, l);
+  return (s0 * CO(cb, CO_A3, l) - p->c[k]) * CO(cb, CO_BND, l);
+}
+
+/* A block's width is fixed at compile time: whole vectors on any vector unit
+ * (one of 512 bits, two of 256, four of 128) and no scalar remainder, which
+ * on short rows (XS: 62 points) was a quarter of the points. A row's last
+ * block may run past the row's end (the arrays are padded): those lanes are
+ * neither stored nor summed. The residual is summed in BLOCK lanes of
+ * double per thread, in the same order on every CPU. */
+static const double first_lanes[2 * BLOCK] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+static inline void sweep_block(const StencilRows *p, const float *restrict cb, int k0, int valid,
+                               float *restrict out, double *restrict lanes) {
+  float t[BLOCK], v[BLOCK];
+  const double *w = first_lanes + BLOCK - valid; /* 1 for the valid lanes */
   const float omega = HIMENO_OMEGA;
-  double gosa = 0.0;
-  /* simd: the lanes of the double sum are fixed by the vector width */
-#pragma omp simd reduction(+ : gosa)
-  for (int k = k0; k < k1; k++) {
-    float s0 = t[k - k0] + b2[k] * (pip[k + 1] - pim[k + 1] - pip[k - 1] + pim[k - 1]) +
-               c0[k] * pim[k] + c1[k] * pjm[k] + c2[k] * pc[k - 1] + w1[k];
-    float s = (s0 * a3[k] - pc[k]) * bnd[k];
-    gosa += (double)s * (double)s;
-    out[k] = pc[k] + omega * s;
+#pragma omp simd
+  for (int l = 0; l < BLOCK; l++) t[l] = first_terms(p, cb, k0 + l, l);
+#pragma omp simd
+  for (int l = 0; l < BLOCK; l++) {
+    const int k = k0 + l;
+    const float ss = last_terms(p, cb, t[l], k, l);
+    v[l] = p->c[k] + omega * ss;
+    lanes[l] += (double)ss * (double)ss * w[l]; /* padding lanes are finite: exact */
   }
-  return gosa;
+  memcpy(out + k0, v, (size_t)valid * sizeof *v);
 }
 
-/* One row of the sweep, k = 1..n; coefficient rows are offset like p's. */
-static double sweep_row(int n, StencilRows p, const float *const *restrict coef,
-                        float *restrict out) {
-  float t[CHUNK];
-  double gosa = 0.0;
-  for (int k0 = 1; k0 <= n; k0 += CHUNK) {
-    int k1 = k0 + CHUNK <= n + 1 ? k0 + CHUNK : n + 1;
-    sweep_first(k0, k1, p, coef, t);
-    gosa += sweep_second(k0, k1, p, coef, t, out);
-  }
-  return gosa;
+/* One row, k = 1..n. */
+static void sweep_row(int n, const StencilRows *p, const float *restrict cb, float *restrict out,
+                      double *restrict lanes) {
+  int k0 = 1;
+  for (; k0 + BLOCK - 1 <= n; k0 += BLOCK, cb += CO_COUNT * BLOCK)
+    sweep_block(p, cb, k0, BLOCK, out, lanes);
+  if (k0 <= n) sweep_block(p, cb, k0, n + 1 - k0, out, lanes);
 }
 
 double himeno_sweep(const Himeno *h, const float *p, float *pnew) {
   const int *e = h->halo.ext;
   const int n0 = h->decomp.n[0], n1 = h->decomp.n[1], n2 = h->decomp.n[2];
   const size_t si = (size_t)e[1] * e[2], sj = (size_t)e[2];
-  const float *base[12] = {h->a[0], h->a[1], h->a[2], h->a[3], h->b[0], h->b[1],
-                           h->b[2], h->c[0], h->c[1], h->c[2], h->wrk1, h->bnd};
   double gosa = 0.0;
-#pragma omp parallel for collapse(2) reduction(+ : gosa) schedule(static)
-  for (int i = 1; i <= n0; i++)
-    for (int j = 1; j <= n1; j++) {
-      const size_t r = fb_idx3(e, i, j, 0);
-      const float *c = p + r;
-      StencilRows rows = {c,           c + si,      c - si,      c + sj,     c - sj,
-                          c + si + sj, c + si - sj, c - si + sj, c - si - sj};
-      const float *coef[12];
-      for (int f = 0; f < 12; f++) coef[f] = base[f] + r;
-      gosa += sweep_row(n2, rows, coef, pnew + r);
-    }
+#pragma omp parallel reduction(+ : gosa)
+  {
+    double lanes[BLOCK] = {0.0};
+#pragma omp for collapse(2) schedule(static)
+    for (int i = 1; i <= n0; i++)
+      for (int j = 1; j <= n1; j++) {
+        const size_t r = fb_idx3(e, i, j, 0);
+        const float *m = p + r;
+        const StencilRows rows = {m,           m + si,      m - si,      m + sj,     m - sj,
+                                  m + si + sj, m + si - sj, m - si + sj, m - si - sj};
+        sweep_row(n2, &rows, row_coef(h, i, j), pnew + r, lanes);
+      }
+    for (int l = 0; l < BLOCK; l++) gosa += lanes[l];
+  }
   return gosa;
 }
 

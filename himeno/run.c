@@ -84,7 +84,9 @@ void himeno_fill_result(const FbContext *ctx, const Himeno *h, FbResult *r, char
   fb_result_param_int(r, "points_j", h->points[1]);
   fb_result_param_int(r, "points_k", h->points[2]);
   fb_result_param_int(r, "timed_iterations", h->done);
-  fb_result_param_str(r, "kernel", "jacobi19, p/pnew swap, float, gosa in double");
+  fb_result_param_str(
+      r, "kernel",
+      "jacobi19, p/pnew swap, float, coefficients in sweep order, gosa in 16 lanes of double");
   snprintf(json, len,
            "{\"gosa\":%.17g,\"gosa_iteration_1\":%.17g,\"checksum\":%.17g,"
            "\"checksum_weighted\":%.17g,\"iterations\":%lld,\"score_pentium3\":%.17g}",

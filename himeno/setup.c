@@ -76,25 +76,23 @@ void himeno_reset(Himeno *h) {
   }
 }
 
-static void init_coefficients(Himeno *h) {
-  const int *e = h->halo.ext;
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < e[0]; i++)
-    for (int j = 0; j < e[1]; j++)
-      for (int k = 0; k < e[2]; k++) {
-        size_t x = fb_idx3(e, i, j, k);
-        h->a[0][x] = h->a[1][x] = h->a[2][x] = 1.0f;
-        h->a[3][x] = 1.0f / 6.0f;
-        h->b[0][x] = h->b[1][x] = h->b[2][x] = 0.0f;
-        h->c[0][x] = h->c[1][x] = h->c[2][x] = 1.0f;
-        h->wrk1[x] = 0.0f;
-        h->bnd[x] = 1.0f;
-      }
-}
+/* The original's coefficients (initmt): the same everywhere. */
+static const float coefficient_values[CO_COUNT] = {
+    [CO_A0] = 1.0f, [CO_A1] = 1.0f, [CO_A2] = 1.0f,   [CO_A3] = 1.0f / 6.0f,
+    [CO_B0] = 0.0f, [CO_B1] = 0.0f, [CO_B2] = 0.0f,   [CO_C0] = 1.0f,
+    [CO_C1] = 1.0f, [CO_C2] = 1.0f, [CO_WRK1] = 0.0f, [CO_BND] = 1.0f};
 
-#define HIMENO_ARRAYS 14
-/* 5 cache lines: 14 arrays land in distinct sets of a 4 KiB-way L1 */
+/* p and pnew are followed by this many floats, so that a row's last block
+ * may read past the row's end (kernel.c) without leaving the array */
+#define HIMENO_TAIL_FLOATS (2 * HIMENO_BLOCK + 16)
+/* 5 cache lines between the three arrays: they land in distinct sets of a
+ * 4 KiB-way L1 (sizes such as 64x64x128 put every array a multiple of the
+ * cache's way size apart) */
 #define HIMENO_STAGGER_BYTES 320
+
+static size_t padded_bytes(size_t floats) {
+  return ((floats * sizeof(float) + 63) / 64 * 64) + HIMENO_STAGGER_BYTES;
+}
 
 void himeno_setup(FbContext *ctx, Himeno *h) {
   /* The interior points (boundaries excluded) are what ranks share. */
@@ -103,35 +101,27 @@ void himeno_setup(FbContext *ctx, Himeno *h) {
   char err[FB_MSG_LEN];
   int rc = fb_decomp_init(&h->decomp, ctx->comm, interior, h->grid, periods, 1, err, sizeof err);
   if (rc) fb_fail(ctx, rc, "%s%s", fb_option_was_set(ctx, "grid") ? "--grid: " : "", err);
-  size_t ext_points = 1;
-  for (int a = 0; a < 3; a++) ext_points *= (size_t)h->decomp.n[a] + 2;
-  size_t need = HIMENO_ARRAYS * ext_points * sizeof(float);
-  fb_check_memory(ctx, need, "the fields");
   int bad = fb_halo_init(&h->halo, &h->decomp, 1, MPI_FLOAT, 1);
-  /* One slab for all fields. Sizes such as 64x64x128 make every array a
-   * multiple of the cache's way size apart, so the 14 streams of the sweep
-   * would fall into the same cache sets; each array is shifted by a few
-   * more cache lines than the last. */
-  size_t array_bytes = (local_points(h) * sizeof(float) + 63) / 64 * 64;
-  h->slab = fb_alloc(HIMENO_ARRAYS * (array_bytes + HIMENO_STAGGER_BYTES));
+  const size_t field = local_points(h) + HIMENO_TAIL_FLOATS;
+  h->coef_per_row = himeno_coef_per_row(h->decomp.n[2]);
+  const size_t coef = (size_t)h->decomp.n[0] * h->decomp.n[1] * h->coef_per_row;
+  const size_t need = 2 * padded_bytes(field) + padded_bytes(coef);
+  fb_check_memory(ctx, need, "the fields");
+  h->slab = fb_alloc(need);
   bad |= h->slab == NULL;
-  float **all[HIMENO_ARRAYS] = {&h->a[0], &h->a[1], &h->a[2], &h->a[3], &h->b[0],
-                                &h->b[1], &h->b[2], &h->c[0], &h->c[1], &h->c[2],
-                                &h->wrk1, &h->bnd,  &h->p,    &h->pnew};
-  for (int f = 0; f < HIMENO_ARRAYS && h->slab; f++)
-    *all[f] = (float *)(h->slab + f * (array_bytes + HIMENO_STAGGER_BYTES));
-  h->scratch = fb_alloc((size_t)ctx->threads * h->halo.ext[2] * sizeof(float));
-  bad |= h->scratch == NULL;
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory allocating the fields");
-  init_coefficients(h);
+  h->p = (float *)h->slab;
+  h->pnew = (float *)(h->slab + padded_bytes(field));
+  h->coef = (float *)(h->slab + 2 * padded_bytes(field));
+  for (size_t x = local_points(h); x < field; x++) h->p[x] = h->pnew[x] = 0.0f;
+  himeno_coef_fill(h, coefficient_values);
   if (fb_test_hook("himeno_perturb") && ctx->rank == 0)
-    h->a[3][fb_idx3(h->halo.ext, 1, 1, 1)] *= 1.01f; /* a wrong answer for the tests */
+    *himeno_coef_at(h, CO_A3, 1, 1, 1) *= 1.01f; /* a wrong answer for the tests */
   himeno_reset(h);
 }
 
 void himeno_free(Himeno *h) {
   free(h->slab);
-  free(h->scratch);
   fb_halo_free(&h->halo);
   fb_decomp_free(&h->decomp);
 }

@@ -32,6 +32,31 @@ void md_force_free(Md *md) {
   free(md->thread_buf);
   md->thread_buf = NULL;
   md->thread_cap = 0;
+  free(md->eam_len);
+  free(md->eam_j);
+  free(md->eam_r);
+  md->eam_len = md->eam_j = NULL;
+  md->eam_r = NULL;
+  md->eam_atoms_cap = md->eam_pairs_cap = 0;
+}
+
+/* Room for the EAM pair cache: a count per owned atom, a slot per listed
+ * pair (grown with the list, kept between steps). */
+static int eam_cache_room(Md *md) {
+  const int natoms = md->atoms.n_local, npairs = md->neigh.count;
+  if (natoms > md->eam_atoms_cap) {
+    free(md->eam_len);
+    md->eam_len = malloc(((size_t)natoms + 1) * sizeof *md->eam_len);
+    md->eam_atoms_cap = md->eam_len ? natoms : 0;
+  }
+  if (npairs > md->eam_pairs_cap) {
+    free(md->eam_j);
+    free(md->eam_r);
+    md->eam_j = malloc(((size_t)npairs + 1) * sizeof *md->eam_j);
+    md->eam_r = malloc(((size_t)npairs + 1) * sizeof *md->eam_r);
+    md->eam_pairs_cap = md->eam_j && md->eam_r ? npairs : 0;
+  }
+  return !md->eam_len || !md->eam_j || !md->eam_r;
 }
 
 static inline int table_index(double x, double rdelta, int n, double *p) {
@@ -147,7 +172,8 @@ static void lj_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
 }
 
 /* EAM densities over the half list. single: one element, so the density
- * each atom gives the other is the same number (computed once). */
+ * each atom gives the other is the same number (computed once). The pairs
+ * inside the cutoff are kept, with r, for the force pass (eam_pair_loop). */
 static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, int hi,
                                     int single) {
   const double(*restrict x)[3] = (const double(*)[3])md->atoms.x;
@@ -155,6 +181,8 @@ static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, 
   const MdPotential *p = &md->pot;
   const int *restrict first = md->neigh.first, *restrict len = md->neigh.len,
                       *restrict pairs = md->neigh.pairs;
+  int *restrict keep_len = md->eam_len, *restrict keep_j = md->eam_j;
+  double *restrict keep_r = md->eam_r;
   const double cutsq = p->cutsq, rdr = p->rdr;
   const int nr = p->nr;
   const MdSpline *restrict rhor0 = p->rhor[0];
@@ -162,15 +190,21 @@ static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, 
     const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
     const int ei = single ? 0 : p->elem_of_type[type[i]];
     const int *restrict list = pairs + first[i];
+    int *restrict kj = keep_j + first[i];
+    double *restrict kr = keep_r + first[i];
     const int n = len[i];
+    int kept = 0;
     double rhoi = 0.0;
     for (int k = 0; k < n; k++) {
       const int j = list[k];
       const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
       const double rsq = dx * dx + dy * dy + dz * dz;
       if (rsq >= cutsq) continue;
+      const double r = sqrt(rsq);
+      kj[kept] = j;
+      kr[kept++] = r;
       double q;
-      const int m = table_index(sqrt(rsq), rdr, nr, &q);
+      const int m = table_index(r, rdr, nr, &q);
       if (single) {
         const double v = spline_value(rhor0[m], q);
         rhoi += v;
@@ -182,6 +216,7 @@ static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, 
       }
     }
     rho[i] += rhoi;
+    keep_len[i] = kept;
   }
 }
 
@@ -217,24 +252,22 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
   const double *restrict fp = md->atoms.fp;
   const int *restrict type = md->atoms.type;
   const MdPotential *p = &md->pot;
-  const int *restrict first = md->neigh.first, *restrict len = md->neigh.len,
-                      *restrict pairs = md->neigh.pairs;
-  const double cutsq = p->cutsq, rdr = p->rdr;
+  const int *restrict first = md->neigh.first, *restrict kept = md->eam_len;
+  const double rdr = p->rdr;
   const int nr = p->nr;
   const MdSpline *restrict rhor0 = p->rhor[0], *restrict z2r0 = p->z2r[0][0];
   double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq;
   for (int i = lo; i < hi; i++) {
     const double xi = x[i][0], yi = x[i][1], zi = x[i][2], fpi = fp[i];
     const int ei = single ? 0 : p->elem_of_type[type[i]];
-    const int *restrict list = pairs + first[i];
-    const int n = len[i];
+    const int *restrict list = md->eam_j + first[i];
+    const double *restrict rs = md->eam_r + first[i];
+    const int n = kept[i];
     double fi[3] = {0.0, 0.0, 0.0};
     for (int k = 0; k < n; k++) {
       const int j = list[k];
       const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
-      const double rsq = dx * dx + dy * dy + dz * dz;
-      if (rsq >= cutsq) continue;
-      const double r = sqrt(rsq);
+      const double r = rs[k];
       double q;
       const int m = table_index(r, rdr, nr, &q);
       double rhoip, rhojp, z2p, z2;
@@ -256,6 +289,7 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
       pair_force(f, j, dx, dy, dz, fpair, fi);
       if (sums) {
         energy += phi;
+        const double rsq = dx * dx + dy * dy + dz * dz;
         virial += rsq * fpair;
         min_rsq = rsq < min_rsq ? rsq : min_rsq;
       }
@@ -340,6 +374,7 @@ static int eam_densities(Md *md) {
   threads = omp_get_max_threads();
 #endif
   memset(a->rho, 0, (size_t)nall * sizeof *a->rho);
+  if (eam_cache_room(md)) return FB_EXIT_RUNTIME;
   if (threads == 1) {
     eam_density(md, a->rho, 0, a->n_local);
     return 0;
@@ -450,7 +485,9 @@ void md_force(FbContext *ctx, Md *md) {
     if (!rc) rc = threaded(md, eam_pairs, a->f, &s);
   }
   fb_timer_stop(&ctx->timers, PH_PAIR);
-  if (rc) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the per-thread force buffers");
+  if (rc)
+    fb_abort(ctx, FB_EXIT_RUNTIME,
+             "out of memory for the force buffers (per thread, and the EAM pairs)");
   /* not summed on this step: NaN, so a use would show (thermo sets energy_due) */
   md->e_pair = sums_due(md) ? s.energy : NAN;
   md->virial = sums_due(md) ? s.virial : NAN;

@@ -284,6 +284,13 @@ typedef struct {
   char dump_tmp[4096];
   double *thread_buf; /* per-thread force copies (force.c) */
   size_t thread_cap;
+  /* EAM: the pairs the density pass found inside the cutoff (atom j and r,
+   * from neigh.first[i], eam_len[i] of them), reused by the force pass of
+   * the same step, which then computes no distance root and takes no
+   * branch on the cutoff (force.c) */
+  int *eam_len, *eam_j;
+  double *eam_r;
+  int eam_atoms_cap, eam_pairs_cap;
   long long step;                   /* current step of the current run */
   long long total_steps;            /* all steps run */
   int stage;                        /* the run being done: index into stage_plan */
