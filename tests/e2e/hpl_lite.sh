@@ -60,7 +60,7 @@ if grep -q avx2 /proc/cpuinfo && grep -q fma /proc/cpuinfo; then
   check "hpl keeps the user's OPENBLAS_CORETYPE, warns that it is generic, records who chose it" \
     sh -c "grep -q \"OpenBLAS runs its 'Prescott' kernels\" '$OUT_FILE' && [ \"\$(python3 -c \"import json; r = json.loads(open('$REC').readlines()[-1]); print(r['params']['blas_kernel'], r['params']['blas_kernel_chosen_by'])\")\" = 'Prescott OPENBLAS_CORETYPE' ]"
   rm -f "$REC"
-  env -u OPENBLAS_CORETYPE FABRICBENCH_TEST_HOOK=blas_generic "$MPIRUN" -np 2 -x FABRICBENCH_TEST_HOOK $HPL -N 400 -b 32 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
+  env -u OPENBLAS_CORETYPE FABRICBENCH_TEST_HOOK=blas_generic "$MPIRUN" -np 2 $HPL -N 400 -b 32 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
   check "hpl on a CPU OpenBLAS does not know (generic kernel): picks the CPU's best kernel itself, checked, PASS ($(json "$REC" 'r["params"]["blas_kernel"] + " by " + r["params"]["blas_kernel_chosen_by"]' 2>&1))" \
     [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["blas_kernel"] in ("Haswell", "SkylakeX") and r["params"]["blas_kernel_chosen_by"].startswith("hpl (OpenBLAS chose Prescott")')" = true ]
 fi
