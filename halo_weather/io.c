@@ -1,18 +1,17 @@
-/* io.c: history and restart files in NetCDF-4 (HDF5 underneath). With the
+/* io.c: the history file, and the NetCDF plumbing it shares with the
+ * restarts (restart.c, through wx_io.h), in NetCDF-4 (HDF5 underneath). With the
  * parallel NetCDF library (netcdf-mpi, Open MPI builds) every rank writes
  * its own block collectively and nothing is gathered; built against serial
  * NetCDF (WX_SERIAL_NETCDF: MPICH, whose parallel NetCDF Debian lacks) rank
  * 0 holds the file and writes the blocks the others send. History: float32,
  * CF-1.8 attributes, WRF's dimension names and a Times string, so ncdump,
- * xarray and ncview read it. Restart: the prognostic fields in double
- * precision with the grid and a checksum, so a restarted run continues bit
- * for bit and a foreign or damaged file is refused. Files are written under
+ * xarray and ncview read it. Files are written under
  * a temporary name and renamed when closed.
  *
  * Errors are sticky: after the first failure a rank skips further NetCDF
  * calls but still takes part in every collective step, and the ranks agree
  * on the outcome at the end (so no rank waits for one that gave up). */
-#include "weather.h"
+#include "wx_io.h"
 
 #include <math.h>
 #include <netcdf.h>
@@ -24,44 +23,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef WX_SERIAL_NETCDF
-#define SERIAL_IO 1
-#else
-#define SERIAL_IO 0
-#endif
-
-typedef struct {
-  int rc;
-  char msg[FB_MSG_LEN];
-} IoStatus;
-
-/* Runs a NetCDF call unless an earlier one failed; records the first error
- * with the call and the source line that failed (as miniWeather's ncwrap). */
-#define IO(st, call)                                                                               \
-  do {                                                                                             \
-    if (!(st)->rc) {                                                                               \
-      int io_rc_ = (call);                                                                         \
-      if (io_rc_ != NC_NOERR) {                                                                    \
-        (st)->rc = FB_EXIT_RUNTIME;                                                                \
-        snprintf((st)->msg, sizeof(st)->msg, "%s (%.60s at %s:%d)", nc_strerror(io_rc_), #call,    \
-                 __FILE__, __LINE__);                                                              \
-      }                                                                                            \
-    }                                                                                              \
-  } while (0)
-
 /* Does this rank hold the open file? (every rank with parallel NetCDF) */
-static int holds(const FbContext *ctx) { return !SERIAL_IO || ctx->rank == 0; }
+int io_holds(const FbContext *ctx) { return !SERIAL_IO || ctx->rank == 0; }
 
-static void io_create(FbContext *ctx, const char *path, int *ncid, IoStatus *st) {
+void io_create(FbContext *ctx, const char *path, int *ncid, IoStatus *st) {
   *ncid = -1;
 #ifdef WX_SERIAL_NETCDF
-  if (holds(ctx)) IO(st, nc_create(path, NC_NETCDF4 | NC_CLOBBER, ncid));
+  if (io_holds(ctx)) IO(st, nc_create(path, NC_NETCDF4 | NC_CLOBBER, ncid));
 #else
   IO(st, nc_create_par(path, NC_NETCDF4 | NC_CLOBBER, ctx->comm, MPI_INFO_NULL, ncid));
 #endif
 }
 
-static void io_collective(int ncid, int varid, IoStatus *st) {
+void io_collective(int ncid, int varid, IoStatus *st) {
 #ifdef WX_SERIAL_NETCDF
   (void)ncid;
   (void)varid;
@@ -73,8 +47,8 @@ static void io_collective(int ncid, int varid, IoStatus *st) {
 
 /* Writes each rank's block (start, count over ndims dimensions) of a
  * variable: directly, or through rank 0. Collective in both cases. */
-static void io_put_block(FbContext *ctx, int ncid, int varid, int ndims, const size_t *start,
-                         const size_t *count, const void *data, int is_float, IoStatus *st) {
+void io_put_block(FbContext *ctx, int ncid, int varid, int ndims, const size_t *start,
+                  const size_t *count, const void *data, int is_float, IoStatus *st) {
 #ifdef WX_SERIAL_NETCDF
   size_t elem = is_float ? sizeof(float) : sizeof(double), n = 1;
   for (int d = 0; d < ndims; d++) n *= count[d];
@@ -115,7 +89,7 @@ static void io_put_block(FbContext *ctx, int ncid, int varid, int ndims, const s
 }
 
 /* Agrees on the outcome; exit 3 on every rank naming the file if any failed. */
-static void io_agree(FbContext *ctx, IoStatus *st, const char *what, const char *path) {
+void io_agree(FbContext *ctx, IoStatus *st, const char *what, const char *path) {
   char msg[FB_MSG_LEN];
   snprintf(msg, sizeof msg, "cannot write the %s %.200s: %.200s", what, path, st->msg);
   fb_agree(ctx, st->rc, msg);
@@ -123,7 +97,7 @@ static void io_agree(FbContext *ctx, IoStatus *st, const char *what, const char 
 
 /* One temporary name beside path for every rank (rank 0 makes it, the
  * others adopt it, so a signal on any rank removes it). 0 or an errno. */
-static int shared_temp(FbContext *ctx, const char *path, char *tmp, size_t len) {
+int io_shared_temp(FbContext *ctx, const char *path, char *tmp, size_t len) {
   char target[4096];
   int rc = 0;
   if (ctx->rank == 0) {
@@ -140,7 +114,7 @@ static int shared_temp(FbContext *ctx, const char *path, char *tmp, size_t len) 
 
 /* Rank 0 gives the finished file its name (or removes it after a failure);
  * every rank learns the outcome. */
-static void io_commit(FbContext *ctx, const char *tmp, const char *path, IoStatus *st) {
+void io_commit(FbContext *ctx, const char *tmp, const char *path, IoStatus *st) {
   long long bad = 0;
   if (ctx->rank == 0) {
     char target[4096];
@@ -188,7 +162,7 @@ static const struct {
 
 static const char *const AXES[3] = {"west_east", "south_north", "bottom_top"};
 
-static int put_text(int ncid, int varid, const char *name, const char *text) {
+int io_put_text(int ncid, int varid, const char *name, const char *text) {
   return nc_put_att_text(ncid, varid, name, strlen(text), text);
 }
 
@@ -229,14 +203,14 @@ static void coordinate(int ncid, int dim, int nv, int a, int *varid, int *bnds, 
                                            "height of cell centres"};
   char name[32];
   IO(st, nc_def_var(ncid, AXES[a], NC_DOUBLE, 1, &dim, varid));
-  IO(st, put_text(ncid, *varid, "units", "m"));
-  IO(st, put_text(ncid, *varid, "axis", axis[a]));
-  IO(st, put_text(ncid, *varid, "long_name", long_name[a]));
+  IO(st, io_put_text(ncid, *varid, "units", "m"));
+  IO(st, io_put_text(ncid, *varid, "axis", axis[a]));
+  IO(st, io_put_text(ncid, *varid, "long_name", long_name[a]));
   snprintf(name, sizeof name, "%s_bnds", AXES[a]);
-  IO(st, put_text(ncid, *varid, "bounds", name));
+  IO(st, io_put_text(ncid, *varid, "bounds", name));
   if (a == 2) {
-    IO(st, put_text(ncid, *varid, "standard_name", "height"));
-    IO(st, put_text(ncid, *varid, "positive", "up"));
+    IO(st, io_put_text(ncid, *varid, "standard_name", "height"));
+    IO(st, io_put_text(ncid, *varid, "positive", "up"));
   }
   int bd[2] = {dim, nv};
   IO(st, nc_def_var(ncid, name, NC_DOUBLE, 2, bd, bnds));
@@ -246,22 +220,22 @@ static void coordinate(int ncid, int dim, int nv, int a, int *varid, int *bnds, 
  * global attributes: the file describes its run without the deck. */
 static void history_attributes(const FbContext *ctx, const Weather *w, int ncid, IoStatus *st) {
   char text[512];
-  IO(st, put_text(ncid, NC_GLOBAL, "Conventions", "CF-1.8"));
-  IO(st, put_text(ncid, NC_GLOBAL, "title", "halo_weather history"));
-  IO(st, put_text(ncid, NC_GLOBAL, "institution", "fabricbench"));
+  IO(st, io_put_text(ncid, NC_GLOBAL, "Conventions", "CF-1.8"));
+  IO(st, io_put_text(ncid, NC_GLOBAL, "title", "halo_weather history"));
+  IO(st, io_put_text(ncid, NC_GLOBAL, "institution", "fabricbench"));
   snprintf(text, sizeof text, "fabricbench halo_weather %s (git %s), a WRF-like dynamical core",
            fb_version(), fb_build_git());
-  IO(st, put_text(ncid, NC_GLOBAL, "source", text));
+  IO(st, io_put_text(ncid, NC_GLOBAL, "source", text));
   snprintf(text, sizeof text, "%s: created by %s -i %s on %d ranks", ctx->started_utc, ctx->program,
            w->deck_path, ctx->size);
-  IO(st, put_text(ncid, NC_GLOBAL, "history", text));
-  IO(st, put_text(ncid, NC_GLOBAL, "date_created", ctx->started_utc));
-  IO(st, put_text(ncid, NC_GLOBAL, "fabricbench_version", fb_version()));
-  IO(st, put_text(ncid, NC_GLOBAL, "fabricbench_git", fb_build_git()));
-  IO(st, put_text(ncid, NC_GLOBAL, "case", w->case_name));
-  IO(st, put_text(ncid, NC_GLOBAL, "bubble_perturbation",
-                  w->perturbation == PERTURB_TEMPERATURE ? "temperature" : "theta"));
-  IO(st, put_text(ncid, NC_GLOBAL, "fabricbench_deck", w->deck_text ? w->deck_text : ""));
+  IO(st, io_put_text(ncid, NC_GLOBAL, "history", text));
+  IO(st, io_put_text(ncid, NC_GLOBAL, "date_created", ctx->started_utc));
+  IO(st, io_put_text(ncid, NC_GLOBAL, "fabricbench_version", fb_version()));
+  IO(st, io_put_text(ncid, NC_GLOBAL, "fabricbench_git", fb_build_git()));
+  IO(st, io_put_text(ncid, NC_GLOBAL, "case", w->case_name));
+  IO(st, io_put_text(ncid, NC_GLOBAL, "bubble_perturbation",
+                     w->perturbation == PERTURB_TEMPERATURE ? "temperature" : "theta"));
+  IO(st, io_put_text(ncid, NC_GLOBAL, "fabricbench_deck", w->deck_text ? w->deck_text : ""));
   const struct {
     const char *name;
     double value;
@@ -325,7 +299,7 @@ static void history_constants(FbContext *ctx, const Weather *w, const int *cv, c
 static void history_define(FbContext *ctx, Weather *w, IoStatus *st) {
   WxHistory *h = &w->hist;
   int dims[6] = {0}, cv[3] = {0}, bnds[3] = {0}, base[B_COUNT] = {0};
-  if (!holds(ctx)) return;
+  if (!io_holds(ctx)) return;
   IO(st, nc_def_dim(h->ncid, "Time", NC_UNLIMITED, &dims[0]));
   IO(st, nc_def_dim(h->ncid, "DateStrLen", 19, &dims[1]));
   IO(st, nc_def_dim(h->ncid, "bottom_top", (size_t)w->n[2], &dims[2]));
@@ -335,28 +309,28 @@ static void history_define(FbContext *ctx, Weather *w, IoStatus *st) {
   IO(st, nc_def_var(h->ncid, "Times", NC_CHAR, 2, dims, &h->times));
   /* Time: the coordinate of the Time dimension (xarray's ds.sel(Time=...)) */
   IO(st, nc_def_var(h->ncid, "Time", NC_DOUBLE, 1, dims, &h->time));
-  IO(st, put_text(h->ncid, h->time, "units", "seconds since 2000-01-01 00:00:00"));
-  IO(st, put_text(h->ncid, h->time, "standard_name", "time"));
-  IO(st, put_text(h->ncid, h->time, "long_name", "simulated time"));
-  IO(st, put_text(h->ncid, h->time, "calendar", "proleptic_gregorian"));
-  IO(st, put_text(h->ncid, h->time, "axis", "T"));
+  IO(st, io_put_text(h->ncid, h->time, "units", "seconds since 2000-01-01 00:00:00"));
+  IO(st, io_put_text(h->ncid, h->time, "standard_name", "time"));
+  IO(st, io_put_text(h->ncid, h->time, "long_name", "simulated time"));
+  IO(st, io_put_text(h->ncid, h->time, "calendar", "proleptic_gregorian"));
+  IO(st, io_put_text(h->ncid, h->time, "axis", "T"));
   IO(st, nc_def_var(h->ncid, "XTIME", NC_DOUBLE, 1, dims,
                     &h->xtime)); /* WRF's: minutes since the start */
-  IO(st, put_text(h->ncid, h->xtime, "units", "minutes since 2000-01-01 00:00:00"));
-  IO(st, put_text(h->ncid, h->xtime, "long_name", "minutes since the simulation start"));
+  IO(st, io_put_text(h->ncid, h->xtime, "units", "minutes since 2000-01-01 00:00:00"));
+  IO(st, io_put_text(h->ncid, h->xtime, "long_name", "minutes since the simulation start"));
   for (int a = 0; a < 3; a++) coordinate(h->ncid, dims[4 - a], dims[5], a, &cv[a], &bnds[a], st);
   for (int b = 0; b < B_COUNT; b++) {
     IO(st, nc_def_var(h->ncid, BASE[b].name, NC_DOUBLE, 1, &dims[2], &base[b]));
-    IO(st, put_text(h->ncid, base[b], "units", BASE[b].units));
-    IO(st, put_text(h->ncid, base[b], "long_name", BASE[b].long_name));
+    IO(st, io_put_text(h->ncid, base[b], "units", BASE[b].units));
+    IO(st, io_put_text(h->ncid, base[b], "long_name", BASE[b].long_name));
   }
   int fdims[4] = {dims[0], dims[2], dims[3], dims[4]};
   for (int v = 0; v < H_COUNT; v++) {
     IO(st, nc_def_var(h->ncid, HISTORY[v].name, NC_FLOAT, 4, fdims, &h->varid[v]));
-    IO(st, put_text(h->ncid, h->varid[v], "units", HISTORY[v].units));
-    IO(st, put_text(h->ncid, h->varid[v], "long_name", HISTORY[v].long_name));
+    IO(st, io_put_text(h->ncid, h->varid[v], "units", HISTORY[v].units));
+    IO(st, io_put_text(h->ncid, h->varid[v], "long_name", HISTORY[v].long_name));
     if (HISTORY[v].standard_name[0])
-      IO(st, put_text(h->ncid, h->varid[v], "standard_name", HISTORY[v].standard_name));
+      IO(st, io_put_text(h->ncid, h->varid[v], "standard_name", HISTORY[v].standard_name));
     io_collective(h->ncid, h->varid[v], st);
   }
   io_collective(h->ncid, h->times, st);
@@ -395,11 +369,11 @@ static int history_reopen(FbContext *ctx, Weather *w, double first_time, IoStatu
   WxHistory *h = &w->hist;
   int ok = 1;
 #ifdef WX_SERIAL_NETCDF
-  if (holds(ctx)) IO(st, nc_open(h->tmp, NC_WRITE, &h->ncid));
+  if (io_holds(ctx)) IO(st, nc_open(h->tmp, NC_WRITE, &h->ncid));
 #else
   IO(st, nc_open_par(h->tmp, NC_WRITE, ctx->comm, MPI_INFO_NULL, &h->ncid));
 #endif
-  if (holds(ctx) && !st->rc) {
+  if (io_holds(ctx) && !st->rc) {
     int dim;
     size_t frames = 0, len;
     for (int a = 0; a < 3 && ok; a++)
@@ -439,11 +413,11 @@ static void history_open(FbContext *ctx, Weather *w, IoStatus *st) {
   if (w->restart_in[0]) {
     long long exists = ctx->rank == 0 ? access(h->path, R_OK) == 0 : 0;
     fb_allreduce_max_ll(ctx, FB_NO_PHASE, &exists, 1);
-    if (exists && !shared_temp(ctx, h->path, h->tmp, sizeof h->tmp)) {
+    if (exists && !io_shared_temp(ctx, h->path, h->tmp, sizeof h->tmp)) {
       append = 1;
       copy_file(ctx, h->path, h->tmp, st);
       if (!st->rc && !history_reopen(ctx, w, (double)(w->start_step + 1) * w->dt, st)) {
-        if (holds(ctx)) nc_close(h->ncid);
+        if (io_holds(ctx)) nc_close(h->ncid);
         IoStatus drop = {FB_EXIT_RUNTIME, ""};
         io_commit(ctx, h->tmp, h->path, &drop); /* removes the copy */
         append = 0;
@@ -453,7 +427,7 @@ static void history_open(FbContext *ctx, Weather *w, IoStatus *st) {
   }
   h->open = 1;
   if (append) return;
-  if (shared_temp(ctx, h->path, h->tmp, sizeof h->tmp) && !st->rc) {
+  if (io_shared_temp(ctx, h->path, h->tmp, sizeof h->tmp) && !st->rc) {
     st->rc = FB_EXIT_RUNTIME;
     snprintf(st->msg, sizeof st->msg, "no temporary name beside %s", h->path);
   }
@@ -506,7 +480,7 @@ int wx_history_write(FbContext *ctx, Weather *w, long long step) {
     io_put_block(ctx, h->ncid, h->varid[v], 4, start, count, buf, 1, &st);
   }
   free(buf);
-  if (holds(ctx)) {
+  if (io_holds(ctx)) {
     char when[20];
     double t = step * w->dt, minutes = t / 60.0;
     wrf_time(t, when);
@@ -518,7 +492,7 @@ int wx_history_write(FbContext *ctx, Weather *w, long long step) {
   }
   fb_timer_stop(&ctx->timers, PH_IO);
   if (st.rc) {
-    if (holds(ctx)) nc_close(h->ncid);
+    if (io_holds(ctx)) nc_close(h->ncid);
     h->open = 0;
     io_commit(ctx, h->tmp, h->path, &st); /* removes it */
   }
@@ -535,196 +509,11 @@ void wx_history_close(FbContext *ctx, Weather *w) {
   WxHistory *h = &w->hist;
   IoStatus st = {0, ""};
   if (!h->open) return;
-  if (holds(ctx)) IO(&st, nc_close(h->ncid));
+  if (io_holds(ctx)) IO(&st, nc_close(h->ncid));
   h->open = 0;
   long long rc = st.rc;
   fb_allreduce_max_ll(ctx, FB_NO_PHASE, &rc, 1);
   st.rc = (int)rc;
   io_commit(ctx, h->tmp, h->path, &st);
   io_agree(ctx, &st, "history file", h->path);
-}
-
-/* ---------------------------------------------------------------- restart */
-
-static const char *const STATE_NAMES[NFIELDS] = {"U",          "V",  "W", "RHO_PERT",
-                                                 "THETA_PERT", "Q1", "Q2"};
-
-/* a bare name goes to the output folder, a path is taken as it is */
-void wx_restart_path(const Weather *w, char *path, size_t len) {
-  if (strchr(w->restart_out, '/'))
-    snprintf(path, len, "%s", w->restart_out);
-  else
-    snprintf(path, len, "%s/%s", w->output_dir, w->restart_out);
-}
-
-/* An interval restart keeps the step in its name (NAME.STEP.nc, before the
- * extension), so each is kept; the end of the run writes NAME itself. */
-static void interval_path(const Weather *w, long long step, char *path, size_t len) {
-  char base[2 * WX_PATH + 8];
-  wx_restart_path(w, base, sizeof base);
-  char *dot = strrchr(base, '.'), *slash = strrchr(base, '/');
-  if (dot && (!slash || dot > slash)) {
-    *dot = '\0';
-    snprintf(path, len, "%s.%06lld.%s", base, step, dot + 1);
-  } else {
-    snprintf(path, len, "%s.%06lld", base, step);
-  }
-}
-
-int wx_restart_write(FbContext *ctx, Weather *w, long long step, int interval) {
-  char path[2 * WX_PATH + 32], tmp[4096];
-  IoStatus st = {0, ""};
-  int ncid = -1, dims[3] = {0}, varid[NFIELDS] = {0};
-  fb_timer_start(&ctx->timers, PH_IO);
-  double t0 = fb_now();
-  double checksum = wx_checksum(ctx, w);
-  if (interval)
-    interval_path(w, step, path, sizeof path);
-  else
-    wx_restart_path(w, path, sizeof path);
-  if (shared_temp(ctx, path, tmp, sizeof tmp)) {
-    st.rc = FB_EXIT_RUNTIME;
-    snprintf(st.msg, sizeof st.msg, "no temporary name beside it");
-  }
-  io_create(ctx, tmp, &ncid, &st);
-  if (holds(ctx)) {
-    IO(&st, nc_def_dim(ncid, "bottom_top", (size_t)w->n[2], &dims[0]));
-    IO(&st, nc_def_dim(ncid, "south_north", (size_t)w->n[1], &dims[1]));
-    IO(&st, nc_def_dim(ncid, "west_east", (size_t)w->n[0], &dims[2]));
-    for (int f = 0; f < NFIELDS; f++) {
-      IO(&st, nc_def_var(ncid, STATE_NAMES[f], NC_DOUBLE, 3, dims, &varid[f]));
-      io_collective(ncid, varid[f], &st);
-    }
-    double grid[6] = {w->dx, w->dy, w->ztop, w->dt, w->theta_surface, w->brunt_vaisala};
-    long long steps = step;
-    IO(&st, nc_put_att_double(ncid, NC_GLOBAL, "grid_dx_dy_ztop_dt_theta_n", NC_DOUBLE, 6, grid));
-    IO(&st, nc_put_att_longlong(ncid, NC_GLOBAL, "step", NC_INT64, 1, &steps));
-    IO(&st, nc_put_att_double(ncid, NC_GLOBAL, "fabricbench_checksum", NC_DOUBLE, 1, &checksum));
-    IO(&st, put_text(ncid, NC_GLOBAL, "case", w->case_name));
-    IO(&st, put_text(ncid, NC_GLOBAL, "title", "halo_weather restart (double precision)"));
-    IO(&st, nc_enddef(ncid));
-  }
-  io_agree(ctx, &st, "restart file", path);
-  double *buf = malloc((size_t)w->nx * w->ny * w->nz * sizeof *buf + 1);
-  fb_agree(ctx, buf ? 0 : FB_EXIT_RUNTIME, "out of memory for the restart buffer");
-  size_t start[3] = {0, (size_t)w->decomp.lo[1], (size_t)w->decomp.lo[0]};
-  size_t count[3] = {(size_t)w->nz, (size_t)w->ny, (size_t)w->nx};
-  for (int f = 0; f < NFIELDS; f++) {
-    size_t o = 0;
-    for (int k = 0; k < w->nz; k++)
-      for (int j = 0; j < w->ny; j++)
-        for (int i = 0; i < w->nx; i++) buf[o++] = w->s[f][wx_idx(w, i, j, k)];
-    io_put_block(ctx, ncid, varid[f], 3, start, count, buf, 0, &st);
-  }
-  free(buf);
-  if (holds(ctx)) IO(&st, nc_close(ncid));
-  long long rc = st.rc;
-  fb_allreduce_max_ll(ctx, FB_NO_PHASE, &rc, 1);
-  st.rc = (int)rc;
-  io_commit(ctx, tmp, path, &st);
-  fb_timer_stop(&ctx->timers, PH_IO);
-  io_agree(ctx, &st, "restart file", path);
-  w->io_bytes += (double)NFIELDS * 8.0 * (double)w->n[0] * (double)w->n[1] * (double)w->n[2];
-  w->io_s += fb_now() - t0;
-  return 0;
-}
-
-/* Every rank opens the file (in parallel, or each on its own read-only)
- * and reads its block. */
-/* The restart's grid, base state, step and checksum, checked against the deck. */
-static int restart_header(int ncid, const Weather *w, const char *path, char *errout, size_t len,
-                          long long *step, double *checksum) {
-  size_t n[3];
-  const char *dimnames[3] = {"bottom_top", "south_north", "west_east"};
-  for (int a = 0; a < 3; a++) {
-    int dim;
-    if (nc_inq_dimid(ncid, dimnames[a], &dim) || nc_inq_dimlen(ncid, dim, &n[a])) {
-      snprintf(errout, len, "%s: not a halo_weather restart (no dimension %s)", path, dimnames[a]);
-      return FB_EXIT_USAGE;
-    }
-  }
-  if (n[0] != (size_t)w->n[2] || n[1] != (size_t)w->n[1] || n[2] != (size_t)w->n[0]) {
-    snprintf(errout, len, "%s: restart is for a %zux%zux%zu grid, the deck has %lldx%lldx%lld",
-             path, n[2], n[1], n[0], w->n[0], w->n[1], w->n[2]);
-    return FB_EXIT_USAGE;
-  }
-  double grid[6];
-  if (nc_get_att_double(ncid, NC_GLOBAL, "grid_dx_dy_ztop_dt_theta_n", grid) ||
-      nc_get_att_longlong(ncid, NC_GLOBAL, "step", step) ||
-      nc_get_att_double(ncid, NC_GLOBAL, "fabricbench_checksum", checksum)) {
-    snprintf(errout, len,
-             "%s: not a halo_weather restart (grid, step or checksum attribute missing)", path);
-    return FB_EXIT_USAGE;
-  }
-  double want[6] = {w->dx, w->dy, w->ztop, w->dt, w->theta_surface, w->brunt_vaisala};
-  for (int a = 0; a < 6; a++)
-    if (grid[a] != want[a]) {
-      snprintf(errout, len,
-               "%s: restart is for another grid or base state (dx %g dy %g ztop %g dt %g "
-               "theta %g N %g; the deck: %g %g %g %g %g %g)",
-               path, grid[0], grid[1], grid[2], grid[3], grid[4], grid[5], want[0], want[1],
-               want[2], want[3], want[4], want[5]);
-      return FB_EXIT_USAGE;
-    }
-  return 0;
-}
-
-/* This rank's part of every prognostic field; 1 when one cannot be read. */
-static int restart_fields(int ncid, Weather *w) {
-  double *buf = malloc((size_t)w->nx * w->ny * w->nz * sizeof *buf + 1);
-  int bad = !buf;
-  for (int f = 0; f < NFIELDS && !bad; f++) {
-    int varid;
-    size_t start[3] = {0, (size_t)w->decomp.lo[1], (size_t)w->decomp.lo[0]};
-    size_t count[3] = {(size_t)w->nz, (size_t)w->ny, (size_t)w->nx};
-    bad = nc_inq_varid(ncid, STATE_NAMES[f], &varid) != NC_NOERR;
-#ifndef WX_SERIAL_NETCDF
-    if (!bad) bad = nc_var_par_access(ncid, varid, NC_COLLECTIVE) != NC_NOERR;
-#endif
-    if (!bad) bad = nc_get_vara_double(ncid, varid, start, count, buf) != NC_NOERR;
-    size_t o = 0;
-    for (int k = 0; k < w->nz && !bad; k++)
-      for (int j = 0; j < w->ny; j++)
-        for (int i = 0; i < w->nx; i++) w->s[f][wx_idx(w, i, j, k)] = buf[o++];
-  }
-  free(buf);
-  return bad;
-}
-
-int wx_restart_read(FbContext *ctx, Weather *w, char *errout, size_t len) {
-  int ncid = -1;
-  const char *path = w->restart_in;
-  errout[0] = '\0';
-  /* every rank must see the file (it may exist on some nodes only): agreed
-   * before the collective open */
-  char why[FB_MSG_LEN] = "";
-  fb_agree(ctx, fb_input_problem(path, why, sizeof why), why);
-#ifdef WX_SERIAL_NETCDF
-  int opened = nc_open(path, NC_NOWRITE, &ncid);
-#else
-  int opened = nc_open_par(path, NC_NOWRITE, ctx->comm, MPI_INFO_NULL, &ncid);
-#endif
-  if (opened != NC_NOERR) {
-    snprintf(errout, len, "%s: not a NetCDF restart file (damaged or another format)", path);
-    return FB_EXIT_USAGE;
-  }
-  long long step = 0;
-  double checksum = 0.0;
-  int rc = restart_header(ncid, w, path, errout, len, &step, &checksum);
-  if (!rc) {
-    /* collective reads: every rank takes part, and all agree on the outcome */
-    long long any_bad = restart_fields(ncid, w);
-    fb_allreduce_max_ll(ctx, FB_NO_PHASE, &any_bad, 1);
-    if (any_bad) {
-      rc = FB_EXIT_USAGE;
-      snprintf(errout, len, "%s: damaged restart: the prognostic fields cannot be read", path);
-    } else if (wx_checksum(ctx, w) != checksum) {
-      rc = FB_EXIT_USAGE;
-      snprintf(errout, len,
-               "%s: damaged restart: the state's checksum differs from the one written", path);
-    }
-  }
-  if (!rc) w->start_step = step;
-  nc_close(ncid);
-  return rc;
 }

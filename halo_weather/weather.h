@@ -133,10 +133,11 @@ void wx_acoustic(FbContext *ctx, Weather *w, int stage, double dt_stage);
 void wx_start(FbContext *ctx, Weather *w);
 void wx_run(FbContext *ctx, Weather *w);
 void wx_finish(FbContext *ctx, Weather *w);
-/* io.c */
+/* io.c: the history file */
 int wx_history_write(FbContext *ctx, Weather *w, long long step);
 void wx_history_path(const Weather *w, char *path, size_t len);
 void wx_history_close(FbContext *ctx, Weather *w);
+/* restart.c */
 int wx_restart_write(FbContext *ctx, Weather *w, long long step, int interval);
 void wx_restart_path(const Weather *w, char *path, size_t len);
 int wx_restart_read(FbContext *ctx, Weather *w, char *err, size_t len);
