@@ -65,8 +65,12 @@ typedef struct {
   double outside_s[FB_MAX_PHASES]; /* before and after them (set-up, checks, final files) */
   int loop_depth;                  /* > 0 inside fb_loop_begin ... fb_loop_end */
   long long calls[FB_MAX_PHASES];
-  long long messages[FB_MAX_PHASES];
+  long long messages[FB_MAX_PHASES]; /* sent across ranks */
   long long bytes[FB_MAX_PHASES];
+  /* The critical path: per exchange what the rank sent or, when it sent
+   * nothing, what it waited for; per collective its rounds (run/predict). */
+  long long path_messages[FB_MAX_PHASES];
+  long long path_bytes[FB_MAX_PHASES];
   volatile int current; /* phase running now, -1 outside; read by the watchdog */
 } FbTimers;
 
@@ -75,6 +79,7 @@ typedef struct {
   double min_s, avg_s, max_s;       /* inside the timed loops */
   double outside_max_s;             /* outside them, the slowest rank */
   long long calls, messages, bytes; /* summed over ranks */
+  long long path_messages, path_bytes;
 } FbPhaseStats;
 
 /* ---------------------------------------------------------- the app context */
@@ -226,7 +231,16 @@ void fb_timers_init(FbTimers *t, const char *const *names, int count);
 void fb_timers_reset(FbTimers *t);
 void fb_timer_start(FbTimers *t, int phase);
 void fb_timer_stop(FbTimers *t, int phase);
+/* Messages this rank sent (each on its critical path too). */
 void fb_timers_count(FbTimers *t, int phase, long long messages, long long bytes);
+/* One exchange round: what this rank sent to and received from other ranks.
+ * A rank that only receives waits for the sender's whole transfer, so the
+ * round's path is what it sent or, when it sent nothing, what it received. */
+void fb_timers_exchange(FbTimers *t, int phase, long long sent, long long sent_bytes,
+                        long long received, long long received_bytes);
+/* calls collectives of bytes each over ranks ranks: one message per call, and
+ * ceil(log2(ranks)) rounds of the bytes on the path (recursive doubling). */
+void fb_timers_collective(FbTimers *t, int phase, long long calls, long long bytes, int ranks);
 /* Cross-rank min/avg/max of every phase; stats valid on every rank. */
 void fb_timers_reduce(const FbTimers *t, MPI_Comm comm, FbPhaseStats *stats);
 double fb_timer_resolution(void);

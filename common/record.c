@@ -229,6 +229,8 @@ static void write_record_json(FbContext *ctx, const FbResult *r, const FbPhaseSt
       fb_json_begin_object(j, ctx->timers.names[p]);
       fb_json_int(j, "messages", st[p].messages);
       fb_json_int(j, "bytes", st[p].bytes);
+      fb_json_int(j, "path_messages", st[p].path_messages);
+      fb_json_int(j, "path_bytes", st[p].path_bytes);
       fb_json_end_object(j);
     }
     fb_json_end_object(j);

@@ -18,6 +18,8 @@ void fb_timers_reset(FbTimers *t) {
   memset(t->calls, 0, sizeof t->calls);
   memset(t->messages, 0, sizeof t->messages);
   memset(t->bytes, 0, sizeof t->bytes);
+  memset(t->path_messages, 0, sizeof t->path_messages);
+  memset(t->path_bytes, 0, sizeof t->path_bytes);
 }
 
 void fb_timer_start(FbTimers *t, int phase) {
@@ -36,34 +38,58 @@ void fb_timer_stop(FbTimers *t, int phase) {
 }
 
 void fb_timers_count(FbTimers *t, int phase, long long messages, long long bytes) {
-  t->messages[phase] += messages;
-  t->bytes[phase] += bytes;
+  fb_timers_exchange(t, phase, messages, bytes, 0, 0);
+}
+
+void fb_timers_exchange(FbTimers *t, int phase, long long sent, long long sent_bytes,
+                        long long received, long long received_bytes) {
+  t->messages[phase] += sent;
+  t->bytes[phase] += sent_bytes;
+  t->path_messages[phase] += sent ? sent : received;
+  t->path_bytes[phase] += sent ? sent_bytes : received_bytes;
+}
+
+void fb_timers_collective(FbTimers *t, int phase, long long calls, long long bytes, int ranks) {
+  if (ranks < 2) return;
+  int rounds = 0;
+  while ((1 << rounds) < ranks) rounds++;
+  t->messages[phase] += calls;
+  t->bytes[phase] += calls * bytes;
+  t->path_messages[phase] += calls * rounds;
+  t->path_bytes[phase] += calls * rounds * bytes;
 }
 
 void fb_timers_reduce(const FbTimers *t, MPI_Comm comm, FbPhaseStats *stats) {
   int n = t->count, size;
   MPI_Comm_size(comm, &size);
   double mins[FB_MAX_PHASES], maxs[FB_MAX_PHASES], sums[FB_MAX_PHASES];
-  long long counts[3 * FB_MAX_PHASES], counts_sum[3 * FB_MAX_PHASES];
+  enum { N_COUNTS = 5 };
+  long long counts[N_COUNTS * FB_MAX_PHASES], counts_sum[N_COUNTS * FB_MAX_PHASES];
   for (int p = 0; p < n; p++) {
-    counts[3 * p] = t->calls[p];
-    counts[3 * p + 1] = t->messages[p];
-    counts[3 * p + 2] = t->bytes[p];
+    long long *c = counts + N_COUNTS * p;
+    c[0] = t->calls[p];
+    c[1] = t->messages[p];
+    c[2] = t->bytes[p];
+    c[3] = t->path_messages[p];
+    c[4] = t->path_bytes[p];
   }
   MPI_Allreduce(t->total_s, mins, n, MPI_DOUBLE, MPI_MIN, comm);
   MPI_Allreduce(t->total_s, maxs, n, MPI_DOUBLE, MPI_MAX, comm);
   MPI_Allreduce(t->total_s, sums, n, MPI_DOUBLE, MPI_SUM, comm);
   double outside[FB_MAX_PHASES];
   MPI_Allreduce(t->outside_s, outside, n, MPI_DOUBLE, MPI_MAX, comm);
-  MPI_Allreduce(counts, counts_sum, 3 * n, MPI_LONG_LONG, MPI_SUM, comm);
+  MPI_Allreduce(counts, counts_sum, N_COUNTS * n, MPI_LONG_LONG, MPI_SUM, comm);
   for (int p = 0; p < n; p++) {
     stats[p].min_s = mins[p];
     stats[p].max_s = maxs[p];
     stats[p].avg_s = sums[p] / size;
     stats[p].outside_max_s = outside[p];
-    stats[p].calls = counts_sum[3 * p] / size;
-    stats[p].messages = counts_sum[3 * p + 1];
-    stats[p].bytes = counts_sum[3 * p + 2];
+    const long long *c = counts_sum + N_COUNTS * p;
+    stats[p].calls = c[0] / size;
+    stats[p].messages = c[1];
+    stats[p].bytes = c[2];
+    stats[p].path_messages = c[3];
+    stats[p].path_bytes = c[4];
   }
 }
 
@@ -109,7 +135,7 @@ static void allreduce_n(FbContext *ctx, int phase, void *values, int n, MPI_Data
   MPI_Allreduce(MPI_IN_PLACE, values, n, type, op, ctx->comm);
   if (phase < 0) return;
   fb_timer_stop(&ctx->timers, phase);
-  if (ctx->size > 1) fb_timers_count(&ctx->timers, phase, 1, (long long)(elem * (size_t)n));
+  fb_timers_collective(&ctx->timers, phase, 1, (long long)(elem * (size_t)n), ctx->size);
 }
 
 void fb_allreduce_sum_n(FbContext *ctx, int phase, double *values, int n) {

@@ -30,6 +30,14 @@ static void need(FbContext *ctx, double **buf, size_t *cap, size_t n) {
     fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for communication buffers (%zu values)", n);
 }
 
+/* Counts one exchange round: a side is a message unless its rank is
+ * MPI_PROC_NULL (an edge of a non-periodic box). */
+static void counted(FbContext *ctx, int to, size_t out_bytes, int from, size_t in_bytes) {
+  int sends = to != MPI_PROC_NULL, receives = from != MPI_PROC_NULL;
+  fb_timers_exchange(&ctx->timers, PH_COMM, sends, sends ? (long long)out_bytes : 0, receives,
+                     receives ? (long long)in_bytes : 0);
+}
+
 /* Exchange of n_send values for n_recv: one send to `to`, one receive from
  * `from`; a copy when both are this rank. */
 static void exchange(FbContext *ctx, Md *md, const double *out, int n_out, int to, double *in,
@@ -40,7 +48,7 @@ static void exchange(FbContext *ctx, Md *md, const double *out, int n_out, int t
   }
   MPI_Sendrecv(out, n_out, MPI_DOUBLE, to, 7, in, n_in, MPI_DOUBLE, from, 7, md->comm.cart,
                MPI_STATUS_IGNORE);
-  if (to != MPI_PROC_NULL) fb_timers_count(&ctx->timers, PH_COMM, 1, (long long)n_out * 8);
+  counted(ctx, to, n_out * sizeof *out, from, n_in * sizeof *in);
 }
 
 static int exchange_count(FbContext *ctx, Md *md, int n_out, int to, int from) {
@@ -48,6 +56,7 @@ static int exchange_count(FbContext *ctx, Md *md, int n_out, int to, int from) {
   if (to == ctx->rank && from == ctx->rank) return n_out;
   MPI_Sendrecv(&n_out, 1, MPI_INT, to, 6, &n_in, 1, MPI_INT, from, 6, md->comm.cart,
                MPI_STATUS_IGNORE);
+  counted(ctx, to, sizeof n_out, from, sizeof n_in);
   return from == MPI_PROC_NULL ? 0 : n_in;
 }
 
@@ -274,7 +283,7 @@ void md_sum_exact(FbContext *ctx, double *values, int n) {
     values[k] = fb_rsum_allreduce(&s, ctx->comm);
   }
   fb_timer_stop(&ctx->timers, PH_REDUCTIONS);
-  fb_timers_count(&ctx->timers, PH_REDUCTIONS, n, (long long)n * sizeof(FbReproSum));
+  fb_timers_collective(&ctx->timers, PH_REDUCTIONS, n, sizeof(FbReproSum), ctx->size);
 }
 
 void md_minmax(FbContext *ctx, double lo[3], double hi[3]) {

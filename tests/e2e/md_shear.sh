@@ -55,6 +55,13 @@ for np in 1 3; do
   check "md shear (100 + 300 steps) at $np ranks: PASS, 1912 atoms, both runs in the thermo (exit $rc)" \
     [ "$(json "$MDT/shear$np.jsonl" 'r["validation"]["status"] == "PASS" and r["results"]["atoms"] == 1912 and r["results"]["steps"] == 400 and {row[0] for row in r["results"]["thermo"]} == {0, 1}')" = true ]
 done
+# Critical-path counters (run/predict): on 3 ranks along a non-periodic x the
+# end ranks only receive in one of each dimension's two stages, and wait for
+# it; on lj_bench's periodic 2x2 grid every rank sends in every stage. A
+# reduction over 3 or 4 ranks takes ceil(log2) = 2 rounds.
+check "md records the critical path: waits counted on shear's open ends ($(json "$MDT/shear3.jsonl" '"%d > %d" % (r["comm"]["comm"]["path_messages"], r["comm"]["comm"]["messages"])')), none on lj_bench's periodic grid, two rounds per reduction at 3 and 4 ranks" \
+  [ "$(json "$MDT/shear3.jsonl" 'r["comm"]["comm"]["path_messages"] > r["comm"]["comm"]["messages"] and r["comm"]["reductions"]["path_messages"] == 2 * r["comm"]["reductions"]["messages"]')" = true \
+    -a "$(json "$MDT/lj4.jsonl" 'r["comm"]["comm"]["path_messages"] == r["comm"]["comm"]["messages"] and r["comm"]["comm"]["path_bytes"] == r["comm"]["comm"]["bytes"] and r["comm"]["reductions"]["path_messages"] == 2 * r["comm"]["reductions"]["messages"]')" = true ]
 same=$(thermo_same "$MDT/shear1.jsonl" "$MDT/shear3.jsonl" 1e-10)
 check "md shear: 3 ranks give 1 rank's thermo to 1e-10 (worst ${same#* })" [ "${same%% *}" = true ]
 check "md shear: the thermostat holds the mobile atoms near 300 K (every 10 steps, window 10 K)" \

@@ -86,7 +86,7 @@ check "scaling --weak: the problem grows with the ranks (Gustafson)" \
 
 # Every tool and script answers --help with its usage, exit 0, and does nothing else.
 for tool in run/suite run/compare run/scaling run/predict run/report run/interleave run/quickstart \
-    run/bench-hpl run/bench-md run/bench-pingpong run/bench-stream run/bench-weather \
+    run/bench-hpl run/bench-md run/bench-pingpong run/bench-predict run/bench-stream run/bench-weather \
     run/fabric-emu run/install-deps run/weather-plot run/weather-cases validation/run; do
   start=$(date +%s)
   timeout 20 $tool --help >"$OUT_FILE" 2>&1; rc=$?
