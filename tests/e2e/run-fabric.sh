@@ -93,6 +93,10 @@ check "predict --measured puts the measurement beside the prediction" \
   [ "$(json "$OUT_FILE" 'r["measured_fom"] == 1200 and abs(r["percent_of_2x_measured"] - 100 * 1200 / 1400) < 1e-9')" = true ]
 run/predict --pingpong "$TMPDIR_T/predict-app.jsonl" --record "$TMPDIR_T/predict-app.jsonl" >"$OUT_FILE" 2>&1; rc=$?
 check "predict refuses a non-pingpong fabric record (exit $rc)" sh -c "[ $rc -eq 2 ] && grep -q 'not pingpong' '$OUT_FILE'"
+run/predict --pingpong "$TMPDIR_T/predict-pp.jsonl" --source-pingpong "$TMPDIR_T/predict-app.jsonl" \
+  --record "$TMPDIR_T/predict-app.jsonl" >"$OUT_FILE" 2>&1; rc=$?
+check "predict refuses a --source-pingpong that is not a pingpong record: one line naming it (exit $rc)" \
+  sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$OUT_FILE') -eq 1 ] && grep -q -- '--source-pingpong .*not pingpong' '$OUT_FILE'"
 sed 's/"app": "himeno"/"app": "stream"/' "$TMPDIR_T/predict-single.jsonl" > "$TMPDIR_T/predict-other.jsonl"
 run/predict --pingpong "$TMPDIR_T/predict-pp.jsonl" --record "$TMPDIR_T/predict-app.jsonl" \
   --baseline "$TMPDIR_T/predict-other.jsonl" >"$OUT_FILE" 2>&1; rc=$?
