@@ -33,6 +33,13 @@ enum {
 };
 /* The sweep takes a row's points in blocks of this many (kernel.c). */
 #define HIMENO_BLOCK 16
+/* The coefficients are read in three groups of four (kernel.c). */
+#define CO_STREAMS    3
+#define CO_PER_STREAM (CO_COUNT / CO_STREAMS)
+/* 5 cache lines between arrays and between the coefficient streams: they
+ * land in distinct sets of a 4 KiB-way L1 (sizes such as 64x64x128 put
+ * every array a multiple of the cache's way size apart) */
+#define HIMENO_STAGGER_BYTES 320
 
 typedef struct {
   /* parameters */
@@ -46,12 +53,16 @@ typedef struct {
   FbHalo halo;
   /* p and its successor, (n+2)^3 local with one halo/boundary layer */
   float *p, *pnew;
-  /* the coefficients in the order the sweep reads them: for each interior
-   * row (i, j), for each block of HIMENO_BLOCK points along k, CO_COUNT
-   * runs of HIMENO_BLOCK values (kernel.c) */
+  /* the coefficients in the order the sweep reads them (kernel.c): for each
+   * interior row (i, j), for each block of HIMENO_BLOCK points along k,
+   * CO_STREAMS groups of CO_PER_STREAM runs of HIMENO_BLOCK values; the
+   * groups follow each other (one stream) or lie in three arrays (split) */
   float *coef;
-  size_t coef_per_row;
-  char *slab; /* one allocation holding all three */
+  int coef_split;      /* the groups in three arrays (large problems) */
+  size_t coef_group;   /* floats from a block's group to its next group */
+  size_t coef_block;   /* floats from a block's group to the next block's */
+  size_t coef_per_row; /* floats from a row's coefficients to the next row's */
+  char *slab;          /* one allocation holding all three */
   /* results */
   long long done; /* iterations of the timed loop */
   double gosa, gosa_first;
@@ -67,7 +78,8 @@ double himeno_iterate(FbContext *ctx, Himeno *h);
 /* Sweep of the local interior; returns the local sum of ss^2. */
 double himeno_sweep(const Himeno *h, const float *p, float *pnew);
 /* kernel.c: the coefficient layout */
-size_t himeno_coef_per_row(int n);
+/* sets h->coef_split and the distances; returns the floats to allocate */
+size_t himeno_coef_layout(Himeno *h);
 void himeno_coef_fill(Himeno *h, const float value[CO_COUNT]);
 float *himeno_coef_at(Himeno *h, int f, int i, int j, int k);
 double himeno_interior_points(const Himeno *h);

@@ -11,66 +11,118 @@ typedef struct {
 } StencilRows;
 
 /* The coefficients are stored in the order the sweep reads them (h->coef):
- * for each interior row, for each block of BLOCK points, the twelve
- * coefficients' BLOCK values one after the other. A block's twelve streams
- * are then one pointer and fixed offsets: with the original's twelve
- * arrays, 22 base pointers were live in the loop, more than x86-64 has
- * registers, and GCC spilled them on every vector (perf annotate: half of
- * the sweep's samples). The bytes read per point are the original's. */
-#define BLOCK        HIMENO_BLOCK
-#define CO(cb, f, l) ((cb)[(f)*BLOCK + (l)])
+ * for each interior row, for each block of BLOCK points, the BLOCK values of
+ * each coefficient, in CO_STREAMS groups of CO_PER_STREAM. A block's twelve
+ * runs are then one pointer, the distance between groups (gs, floats) and
+ * fixed offsets, so few registers are live: with the original's twelve
+ * arrays, 22 base pointers were live in the loop and GCC spilled them on
+ * every vector (perf annotate: half of the sweep's samples). The bytes read
+ * per point are the original's.
+ * Small problems keep a block's groups together, one stream (gs =
+ * CO_PER_STREAM x BLOCK). Past HIMENO_SPLIT_BYTES of coefficients per rank
+ * (8 MiB: S and larger, several times a core's L2) each group is an array
+ * of its own: a core keeps more misses in flight on a few sequential
+ * streams than on one. Measured on a Zen 5 VM (1 December 2026, the sweep
+ * alone, both layouts in one process, medians of 7-9, 256-bit vectors):
+ * three arrays 18.7 against 15.1 Gflop/s at M (255x127x127 points) and
+ * 16.4 against 13.9 at L, neutral at S, and 11% slower at XS, whose
+ * coefficients (3 MB) stay in cache; 48 bytes a point of trivial
+ * arithmetic read at 19-22 GB/s from one stream and 28-31 GB/s from three;
+ * four and six arrays no better than three. */
+#define BLOCK              HIMENO_BLOCK
+#define HIMENO_SPLIT_BYTES ((size_t)8 << 20)
+#define CO(cb, gs, f, l)                                                                           \
+  ((cb)[(size_t)((f) / CO_PER_STREAM) * (gs) + ((f) % CO_PER_STREAM) * BLOCK + (l)])
 
-/* The coefficients are 48 of the 56 bytes a point reads, one stream that
- * the hardware prefetchers follow too late: each block asks for its twelve
+/* The coefficients are 48 of the 56 bytes a point reads, streams that the
+ * hardware prefetchers follow too late: each block asks for its twelve
  * cache lines (one per coefficient, BLOCK floats each) PREFETCH_BLOCKS
  * blocks ahead, into the next row's where a row ends (rows are contiguous;
- * a prefetch past the array's end is harmless). Measured on a Zen 5 VM
- * (1 December 2026, -s XS/S/M, 1 and 2 ranks, same field): 4 blocks ahead
- * +10-15%, 8 blocks +20-30% at S and M and neutral at XS, 16 and more no
- * better and worse at M. */
+ * a prefetch past the array's end is harmless). Measured on a Zen 5 VM (1
+ * December 2026, same field): 4 blocks ahead +10-15%, 8 blocks +20-30% at
+ * S and M and neutral at XS, 16 and more no better and worse at M. With the
+ * split layout each block also asks for the same points of the three rows
+ * of p that its row is the first to read (j+1 in planes i-1, i and i+1; the
+ * other six were read by the rows before): +10% at L, +3% at S (the sweep
+ * alone, medians of 9 and 11), and 5% slower on XS's short rows. */
 #define PREFETCH_BLOCKS 8
-#define PREFETCH_AHEAD  (PREFETCH_BLOCKS * CO_COUNT * BLOCK)
 
-size_t himeno_coef_per_row(int n) { return (size_t)((n + BLOCK - 1) / BLOCK) * CO_COUNT * BLOCK; }
+/* The sweep is compiled twice, inlined into each layout's function (the
+ * one-stream layout's distances then constants). The split layout's
+ * prefers 256-bit vectors where GCC has the choice (x86 with AVX-512; its
+ * own tuning for Intel's AVX-512 cores already does): on a Zen 5 VM (1
+ * December 2026, the sweep alone, medians of 7-9) 512-bit vectors were
+ * 25-40% slower at S to L (17.1 against 23.6 Gflop/s at S, 13.2 against
+ * 16.4 at L), and 15% faster at XS on 2 ranks (32 against 27.5). */
+#if defined(__GNUC__)
+#define INLINE inline __attribute__((always_inline))
+#else
+#define INLINE inline
+#endif
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#define STREAMING_WIDTH __attribute__((target("prefer-vector-width=256")))
+#else
+#define STREAMING_WIDTH
+#endif
+
+size_t himeno_coef_layout(Himeno *h) {
+  const int n0 = h->decomp.n[0], n1 = h->decomp.n[1], n2 = h->decomp.n[2];
+  const size_t line = 64 / sizeof(float), group = CO_PER_STREAM * BLOCK;
+  const size_t blocks = (size_t)n0 * n1 * (size_t)((n2 + BLOCK - 1) / BLOCK);
+  h->coef_split = blocks * CO_COUNT * BLOCK * sizeof(float) > HIMENO_SPLIT_BYTES;
+  if (!h->coef_split) {
+    h->coef_group = group;
+    h->coef_block = CO_COUNT * BLOCK;
+    h->coef_per_row = (size_t)((n2 + BLOCK - 1) / BLOCK) * h->coef_block;
+    return blocks * CO_COUNT * BLOCK;
+  }
+  h->coef_group = (blocks * group + line - 1) / line * line + HIMENO_STAGGER_BYTES / sizeof(float);
+  h->coef_block = group;
+  h->coef_per_row = (size_t)((n2 + BLOCK - 1) / BLOCK) * group;
+  return CO_STREAMS * h->coef_group;
+}
 
 static float *row_coef(const Himeno *h, int i, int j) {
   return h->coef + ((size_t)(i - 1) * h->decomp.n[1] + (size_t)(j - 1)) * h->coef_per_row;
 }
 
 float *himeno_coef_at(Himeno *h, int f, int i, int j, int k) {
-  return row_coef(h, i, j) + (size_t)((k - 1) / BLOCK) * CO_COUNT * BLOCK + f * BLOCK +
-         (k - 1) % BLOCK;
+  const float *cb = row_coef(h, i, j) + (size_t)((k - 1) / BLOCK) * h->coef_block;
+  return (float *)&CO(cb, h->coef_group, f, (k - 1) % BLOCK);
 }
 
 /* Every coefficient (padding lanes past a row's end included) to its value;
  * rows are first touched by the threads that sweep them. */
 void himeno_coef_fill(Himeno *h, const float value[CO_COUNT]) {
   const int n0 = h->decomp.n[0], n1 = h->decomp.n[1];
-  const size_t per_row = h->coef_per_row;
+  const size_t blocks = h->coef_per_row / h->coef_block;
 #pragma omp parallel for collapse(2) schedule(static)
   for (int i = 1; i <= n0; i++)
-    for (int j = 1; j <= n1; j++) {
-      float *cb = row_coef(h, i, j);
-      for (size_t x = 0; x < per_row; x++) cb[x] = value[x / BLOCK % CO_COUNT];
-    }
+    for (int j = 1; j <= n1; j++)
+      for (size_t b = 0; b < blocks; b++) {
+        float *cb = row_coef(h, i, j) + b * h->coef_block;
+        for (int f = 0; f < CO_COUNT; f++)
+          for (int l = 0; l < BLOCK; l++) CO(cb, h->coef_group, f, l) = value[f];
+      }
 }
 
 /* The original's sum for point k (lane l of the block), term by term in its
  * order, in two halves (loop fission, fewer live streams per loop). The
  * float sum is the original's, so the field is the same to the bit. */
-static inline float first_terms(const StencilRows *p, const float *cb, int k, int l) {
-  return CO(cb, CO_A0, l) * p->ip[k] + CO(cb, CO_A1, l) * p->jp[k] +
-         CO(cb, CO_A2, l) * p->c[k + 1] +
-         CO(cb, CO_B0, l) * (p->ipjp[k] - p->ipjm[k] - p->imjp[k] + p->imjm[k]) +
-         CO(cb, CO_B1, l) * (p->jp[k + 1] - p->jm[k + 1] - p->jp[k - 1] + p->jm[k - 1]);
+static inline float first_terms(const StencilRows *p, const float *cb, size_t gs, int k, int l) {
+  return CO(cb, gs, CO_A0, l) * p->ip[k] + CO(cb, gs, CO_A1, l) * p->jp[k] +
+         CO(cb, gs, CO_A2, l) * p->c[k + 1] +
+         CO(cb, gs, CO_B0, l) * (p->ipjp[k] - p->ipjm[k] - p->imjp[k] + p->imjm[k]) +
+         CO(cb, gs, CO_B1, l) * (p->jp[k + 1] - p->jm[k + 1] - p->jp[k - 1] + p->jm[k - 1]);
 }
 /* the other five terms and the update: returns ss, the point's change */
-static inline float last_terms(const StencilRows *p, const float *cb, float first, int k, int l) {
+static inline float last_terms(const StencilRows *p, const float *cb, size_t gs, float first, int k,
+                               int l) {
   float s0 = first +
-             CO(cb, CO_B2, l) * (p->ip[k + 1] - p->im[k + 1] - p->ip[k - 1] + p->im[k - 1]) +
-             CO(cb, CO_C0, l) * p->im[k] + CO(cb, CO_C1, l) * p->jm[k] +
-             CO(cb, CO_C2, l) * p->c[k - 1] + CO(cb, CO_WRK1, l);
-  return (s0 * CO(cb, CO_A3, l) - p->c[k]) * CO(cb, CO_BND, l);
+             CO(cb, gs, CO_B2, l) * (p->ip[k + 1] - p->im[k + 1] - p->ip[k - 1] + p->im[k - 1]) +
+             CO(cb, gs, CO_C0, l) * p->im[k] + CO(cb, gs, CO_C1, l) * p->jm[k] +
+             CO(cb, gs, CO_C2, l) * p->c[k - 1] + CO(cb, gs, CO_WRK1, l);
+  return (s0 * CO(cb, gs, CO_A3, l) - p->c[k]) * CO(cb, gs, CO_BND, l);
 }
 
 /* A block's width is fixed at compile time: whole vectors on any vector unit
@@ -82,54 +134,78 @@ static inline float last_terms(const StencilRows *p, const float *cb, float firs
 static const double first_lanes[2 * BLOCK] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
                                               0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
-static inline void sweep_block(const StencilRows *p, const float *restrict cb, int k0, int valid,
-                               float *restrict out, double *restrict lanes) {
+static INLINE void sweep_block(const StencilRows *p, const float *restrict cb, size_t gs, int k0,
+                               int valid, float *restrict out, double *restrict lanes) {
   float t[BLOCK], v[BLOCK];
   const double *w = first_lanes + BLOCK - valid; /* 1 for the valid lanes */
   const float omega = HIMENO_OMEGA;
 #pragma omp simd
-  for (int l = 0; l < BLOCK; l++) t[l] = first_terms(p, cb, k0 + l, l);
+  for (int l = 0; l < BLOCK; l++) t[l] = first_terms(p, cb, gs, k0 + l, l);
 #pragma omp simd
   for (int l = 0; l < BLOCK; l++) {
     const int k = k0 + l;
-    const float ss = last_terms(p, cb, t[l], k, l);
+    const float ss = last_terms(p, cb, gs, t[l], k, l);
     v[l] = p->c[k] + omega * ss;
     lanes[l] += (double)ss * (double)ss * w[l]; /* padding lanes are finite: exact */
   }
   memcpy(out + k0, v, (size_t)valid * sizeof *v);
 }
 
-/* One row, k = 1..n. */
-static void sweep_row(int n, const StencilRows *p, const float *restrict cb, float *restrict out,
-                      double *restrict lanes) {
+/* One row, k = 1..n; gs and bs: the layout's group and block distances. */
+static INLINE void sweep_row(int n, const StencilRows *p, const float *restrict cb, size_t gs,
+                             size_t bs, int prefetch_p, float *restrict out,
+                             double *restrict lanes) {
+  const size_t ahead = PREFETCH_BLOCKS * bs;
   int k0 = 1;
-  for (; k0 + BLOCK - 1 <= n; k0 += BLOCK, cb += CO_COUNT * BLOCK) {
-    for (int f = 0; f < CO_COUNT; f++) __builtin_prefetch(cb + PREFETCH_AHEAD + f * BLOCK);
-    sweep_block(p, cb, k0, BLOCK, out, lanes);
+  for (; k0 + BLOCK - 1 <= n; k0 += BLOCK, cb += bs) {
+    for (int f = 0; f < CO_COUNT; f++) __builtin_prefetch(&CO(cb + ahead, gs, f, 0));
+    if (prefetch_p) {
+      __builtin_prefetch(p->jp + k0 + PREFETCH_BLOCKS * BLOCK);
+      __builtin_prefetch(p->ipjp + k0 + PREFETCH_BLOCKS * BLOCK);
+      __builtin_prefetch(p->imjp + k0 + PREFETCH_BLOCKS * BLOCK);
+    }
+    sweep_block(p, cb, gs, k0, BLOCK, out, lanes);
   }
-  if (k0 <= n) sweep_block(p, cb, k0, n + 1 - k0, out, lanes);
+  if (k0 <= n) sweep_block(p, cb, gs, k0, n + 1 - k0, out, lanes);
 }
 
-double himeno_sweep(const Himeno *h, const float *p, float *pnew) {
+/* This thread's share of the interior rows (an orphaned omp for), with the
+ * layout's distances (gs, bs; constants for the one-stream layout) and
+ * prefetch_p for the split one; returns the share's sum of ss^2. */
+static INLINE double sweep_share(const Himeno *h, const float *p, float *pnew, size_t gs, size_t bs,
+                                 int prefetch_p) {
   const int *e = h->halo.ext;
   const int n0 = h->decomp.n[0], n1 = h->decomp.n[1], n2 = h->decomp.n[2];
   const size_t si = (size_t)e[1] * e[2], sj = (size_t)e[2];
+  double lanes[BLOCK] = {0.0}, sum = 0.0;
+#pragma omp for collapse(2) schedule(static)
+  for (int i = 1; i <= n0; i++)
+    for (int j = 1; j <= n1; j++) {
+      const size_t r = fb_idx3(e, i, j, 0);
+      const float *m = p + r;
+      const StencilRows rows = {m,           m + si,      m - si,      m + sj,     m - sj,
+                                m + si + sj, m + si - sj, m - si + sj, m - si - sj};
+      sweep_row(n2, &rows, row_coef(h, i, j), gs, bs, prefetch_p, pnew + r, lanes);
+    }
+  for (int l = 0; l < BLOCK; l++) sum += lanes[l];
+  return sum;
+}
+
+static double sweep_cached(const Himeno *h, const float *p, float *pnew) {
   double gosa = 0.0;
 #pragma omp parallel reduction(+ : gosa)
-  {
-    double lanes[BLOCK] = {0.0};
-#pragma omp for collapse(2) schedule(static)
-    for (int i = 1; i <= n0; i++)
-      for (int j = 1; j <= n1; j++) {
-        const size_t r = fb_idx3(e, i, j, 0);
-        const float *m = p + r;
-        const StencilRows rows = {m,           m + si,      m - si,      m + sj,     m - sj,
-                                  m + si + sj, m + si - sj, m - si + sj, m - si - sj};
-        sweep_row(n2, &rows, row_coef(h, i, j), pnew + r, lanes);
-      }
-    for (int l = 0; l < BLOCK; l++) gosa += lanes[l];
-  }
+  gosa += sweep_share(h, p, pnew, CO_PER_STREAM * BLOCK, CO_COUNT * BLOCK, 0);
   return gosa;
+}
+static STREAMING_WIDTH double sweep_streamed(const Himeno *h, const float *p, float *pnew) {
+  double gosa = 0.0;
+#pragma omp parallel reduction(+ : gosa)
+  gosa += sweep_share(h, p, pnew, h->coef_group, h->coef_block, 1);
+  return gosa;
+}
+
+double himeno_sweep(const Himeno *h, const float *p, float *pnew) {
+  return h->coef_split ? sweep_streamed(h, p, pnew) : sweep_cached(h, p, pnew);
 }
 
 double himeno_iterate(FbContext *ctx, Himeno *h) {

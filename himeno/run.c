@@ -86,7 +86,8 @@ void himeno_fill_result(const FbContext *ctx, const Himeno *h, FbResult *r, char
   fb_result_param_int(r, "timed_iterations", h->done);
   fb_result_param_str(
       r, "kernel",
-      "jacobi19, p/pnew swap, float, coefficients in sweep order, gosa in 16 lanes of double");
+      "jacobi19, p/pnew swap, float, coefficients in sweep order (one stream up to 8 MiB a rank, "
+      "three arrays above), gosa in 16 lanes of double");
   snprintf(json, len,
            "{\"gosa\":%.17g,\"gosa_iteration_1\":%.17g,\"checksum\":%.17g,"
            "\"checksum_weighted\":%.17g,\"iterations\":%lld,\"score_pentium3\":%.17g}",

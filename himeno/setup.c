@@ -85,11 +85,6 @@ static const float coefficient_values[CO_COUNT] = {
 /* p and pnew are followed by this many floats, so that a row's last block
  * may read past the row's end (kernel.c) without leaving the array */
 #define HIMENO_TAIL_FLOATS (2 * HIMENO_BLOCK + 16)
-/* 5 cache lines between the three arrays: they land in distinct sets of a
- * 4 KiB-way L1 (sizes such as 64x64x128 put every array a multiple of the
- * cache's way size apart) */
-#define HIMENO_STAGGER_BYTES 320
-
 static size_t padded_bytes(size_t floats) {
   return ((floats * sizeof(float) + 63) / 64 * 64) + HIMENO_STAGGER_BYTES;
 }
@@ -103,8 +98,7 @@ void himeno_setup(FbContext *ctx, Himeno *h) {
   if (rc) fb_fail(ctx, rc, "%s%s", fb_option_was_set(ctx, "grid") ? "--grid: " : "", err);
   int bad = fb_halo_init(&h->halo, &h->decomp, 1, MPI_FLOAT, 1);
   const size_t field = local_points(h) + HIMENO_TAIL_FLOATS;
-  h->coef_per_row = himeno_coef_per_row(h->decomp.n[2]);
-  const size_t coef = (size_t)h->decomp.n[0] * h->decomp.n[1] * h->coef_per_row;
+  const size_t coef = himeno_coef_layout(h);
   const size_t need = 2 * padded_bytes(field) + padded_bytes(coef);
   fb_check_memory(ctx, need, "the fields");
   h->slab = fb_alloc(need);

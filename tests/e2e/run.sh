@@ -86,13 +86,30 @@ check "scaling --weak: the problem grows with the ranks (Gustafson)" \
 
 # Every tool and script answers --help with its usage, exit 0, and does nothing else.
 for tool in run/suite run/compare run/scaling run/predict run/report run/interleave run/quickstart \
-    run/bench-hpl run/bench-md run/bench-pingpong run/bench-predict run/bench-stream run/bench-weather \
+    run/bench-himeno run/bench-hpl run/bench-md run/bench-pingpong run/bench-predict run/bench-stream run/bench-weather \
     run/fabric-emu run/install-deps run/weather-plot run/weather-cases validation/run; do
   start=$(date +%s)
   timeout 20 $tool --help >"$OUT_FILE" 2>&1; rc=$?
   check "$tool --help: usage, exit 0, at once (exit $rc in $(( $(date +%s) - start )) s)" \
     sh -c "[ $rc -eq 0 ] && [ \$(( \$(date +%s) - $start )) -le 10 ] && [ \$(grep -c . '$OUT_FILE') -ge 3 ]"
 done
+# bench-himeno's plumbing, with a stand-in for RIKEN's original (not shipped):
+# it prints 1000 MFLOPS built as bmt and 2000 built as bmt256, so the row
+# must compare ours with 2000 (the faster build; 1000 where the compiler
+# has no such flag) and give a bound.
+fake="$TMPDIR_T/fake-himeno"
+mkdir -p "$fake"
+printf '%s\n' '#include <mpi.h>' '#include <stdio.h>' '#include <string.h>' \
+  'int main(int argc, char **argv) { double target = 60.0; (void)argc; MPI_Init(NULL, NULL);' \
+  '  printf(" MFLOPS measured : %f\n", strstr(argv[0], "256") ? 2000.0 : 1000.0 + 0 * target);' \
+  '  MPI_Finalize(); return 0; }' > "$fake/himenoBMTxps.c"
+echo 'exit 0' > "$fake/paramset.sh"
+HIMENO_SRC="$fake" TARGET=1 REPEAT=1 timeout 300 run/bench-himeno XS 1 >"$OUT_FILE" 2>&1; rc=$?
+row=$(awk '$1 == "XS" && $2 == 1 { print $3, $4, $5, $6 }' "$OUT_FILE")
+want=$($(make -s print-mpicc) -mprefer-vector-width=256 -E -x c /dev/null >/dev/null 2>&1 && echo 2000 || echo 1000)
+check "bench-himeno: the faster of the original's two builds ($want), ours, the ratio and the % of the Triad bound ($row, exit $rc)" \
+  python3 -c "import sys; w, o, u, r, b = sys.argv[1:6]; ok = float(o) == float(w) and float(u) > 0 and abs(float(r) - float(u) / float(w)) < 1e-3 * float(r) and float(b.rstrip('%')) > 0; raise SystemExit(0 if ok else 1)" "$want" $row
+
 run/suite --label x --np 0 >"$OUT_FILE" 2>&1; rc=$?
 check "suite --np 0: one line, exit 2" sh -c "[ $rc -eq 2 ] && [ \$(grep -c 'error:' '$OUT_FILE') -eq 1 ]"
 run/suite --label x --apps foo >"$OUT_FILE" 2>&1; rc=$?
