@@ -22,13 +22,18 @@ typedef struct {
  * CO_PER_STREAM x BLOCK). Past HIMENO_SPLIT_BYTES of coefficients per rank
  * (8 MiB: S and larger, several times a core's L2) each group is an array
  * of its own: a core keeps more misses in flight on a few sequential
- * streams than on one. Measured on a Zen 5 VM (1 December 2026, the sweep
+ * streams than on one. Measured on a Zen 4 VM (1 December 2026, the sweep
  * alone, both layouts in one process, medians of 7-9, 256-bit vectors):
  * three arrays 18.7 against 15.1 Gflop/s at M (255x127x127 points) and
  * 16.4 against 13.9 at L, neutral at S, and 11% slower at XS, whose
  * coefficients (3 MB) stay in cache; 48 bytes a point of trivial
  * arithmetic read at 19-22 GB/s from one stream and 28-31 GB/s from three;
  * four and six arrays no better than three. */
+#if defined(__GNUC__)
+#define INLINE inline __attribute__((always_inline))
+#else
+#define INLINE inline
+#endif
 #define BLOCK              HIMENO_BLOCK
 #define HIMENO_SPLIT_BYTES ((size_t)8 << 20)
 #define CO(cb, gs, f, l)                                                                           \
@@ -38,27 +43,37 @@ typedef struct {
  * hardware prefetchers follow too late: each block asks for its twelve
  * cache lines (one per coefficient, BLOCK floats each) PREFETCH_BLOCKS
  * blocks ahead, into the next row's where a row ends (rows are contiguous;
- * a prefetch past the array's end is harmless). Measured on a Zen 5 VM (1
+ * a prefetch past the array's end is harmless). Measured on a Zen 4 VM (1
  * December 2026, same field): 4 blocks ahead +10-15%, 8 blocks +20-30% at
  * S and M and neutral at XS, 16 and more no better and worse at M. With the
  * split layout each block also asks for the same points of the three rows
  * of p that its row is the first to read (j+1 in planes i-1, i and i+1; the
  * other six were read by the rows before): +10% at L, +3% at S (the sweep
- * alone, medians of 9 and 11), and 5% slower on XS's short rows. */
+ * alone, medians of 9 and 11), and 5% slower on XS's short rows.
+ * The split layout's problems are larger than a core's caches, and a
+ * prefetch into L1 holds one of L1's few miss buffers (about two dozen on
+ * Zen 4, 12-16 on Intel's cores) for the whole trip from L3 or memory: 24
+ * lines x 64 B in 100 ns is 15 GB/s, where L2 keeps several times as many
+ * misses in flight. Its blocks ask for their lines twice: PREFETCH_FAR
+ * blocks ahead into L2 (prefetcht1 on x86), and again PREFETCH_NEAR blocks
+ * ahead into L1, from L2. Measured on a Zen 4 VM (1 December 2026, bmt -n
+ * 40 to 800 on 1x1xN, alternating, medians of 4-5) against 8 blocks ahead
+ * into L1: L 12.6 against 11.9 Gflop/s on one rank (into L2 alone, 8 to 32
+ * blocks ahead: 11.0-12.0 against 7.9-9.1 in another hour), 20.2 against
+ * 18.7 on two; M 11.7 against 11.5; S 16.5 against 12.7 on one rank and
+ * 24.2 against 25.8 on two. Into L2 alone was slower at S (12-15 against
+ * 13-19). */
 #define PREFETCH_BLOCKS 8
+#define PREFETCH_FAR    32
+#define PREFETCH_NEAR   4
 
 /* The sweep is compiled twice, inlined into each layout's function (the
  * one-stream layout's distances then constants). The split layout's
  * prefers 256-bit vectors where GCC has the choice (x86 with AVX-512; its
- * own tuning for Intel's AVX-512 cores already does): on a Zen 5 VM (1
+ * own tuning for Intel's AVX-512 cores already does): on a Zen 4 VM (1
  * December 2026, the sweep alone, medians of 7-9) 512-bit vectors were
  * 25-40% slower at S to L (17.1 against 23.6 Gflop/s at S, 13.2 against
  * 16.4 at L), and 15% faster at XS on 2 ranks (32 against 27.5). */
-#if defined(__GNUC__)
-#define INLINE inline __attribute__((always_inline))
-#else
-#define INLINE inline
-#endif
 #if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
 #define STREAMING_WIDTH __attribute__((target("prefer-vector-width=256")))
 #else
@@ -151,18 +166,23 @@ static INLINE void sweep_block(const StencilRows *p, const float *restrict cb, s
   memcpy(out + k0, v, (size_t)valid * sizeof *v);
 }
 
-/* One row, k = 1..n; gs and bs: the layout's group and block distances. */
+/* One row, k = 1..n; gs and bs: the layout's group and block distances;
+ * split: the layout (a literal in each caller), which says what is
+ * prefetched and where to. */
 static INLINE void sweep_row(int n, const StencilRows *p, const float *restrict cb, size_t gs,
-                             size_t bs, int prefetch_p, float *restrict out,
-                             double *restrict lanes) {
-  const size_t ahead = PREFETCH_BLOCKS * bs;
+                             size_t bs, int split, float *restrict out, double *restrict lanes) {
   int k0 = 1;
   for (; k0 + BLOCK - 1 <= n; k0 += BLOCK, cb += bs) {
-    for (int f = 0; f < CO_COUNT; f++) __builtin_prefetch(&CO(cb + ahead, gs, f, 0));
-    if (prefetch_p) {
-      __builtin_prefetch(p->jp + k0 + PREFETCH_BLOCKS * BLOCK);
-      __builtin_prefetch(p->ipjp + k0 + PREFETCH_BLOCKS * BLOCK);
-      __builtin_prefetch(p->imjp + k0 + PREFETCH_BLOCKS * BLOCK);
+    if (!split) {
+      for (int f = 0; f < CO_COUNT; f++)
+        __builtin_prefetch(&CO(cb + PREFETCH_BLOCKS * bs, gs, f, 0));
+    } else {
+      for (int f = 0; f < CO_COUNT; f++)
+        __builtin_prefetch(&CO(cb + PREFETCH_FAR * bs, gs, f, 0), 0, 2);
+      for (int f = 0; f < CO_COUNT; f++) __builtin_prefetch(&CO(cb + PREFETCH_NEAR * bs, gs, f, 0));
+      __builtin_prefetch(p->jp + k0 + PREFETCH_FAR * BLOCK, 0, 2);
+      __builtin_prefetch(p->ipjp + k0 + PREFETCH_FAR * BLOCK, 0, 2);
+      __builtin_prefetch(p->imjp + k0 + PREFETCH_FAR * BLOCK, 0, 2);
     }
     sweep_block(p, cb, gs, k0, BLOCK, out, lanes);
   }
@@ -170,10 +190,10 @@ static INLINE void sweep_row(int n, const StencilRows *p, const float *restrict 
 }
 
 /* This thread's share of the interior rows (an orphaned omp for), with the
- * layout's distances (gs, bs; constants for the one-stream layout) and
- * prefetch_p for the split one; returns the share's sum of ss^2. */
+ * layout's distances (gs, bs; constants for the one-stream layout) and the
+ * layout (split, a literal in each caller); returns the share's sum of ss^2. */
 static INLINE double sweep_share(const Himeno *h, const float *p, float *pnew, size_t gs, size_t bs,
-                                 int prefetch_p) {
+                                 int split) {
   const int *e = h->halo.ext;
   const int n0 = h->decomp.n[0], n1 = h->decomp.n[1], n2 = h->decomp.n[2];
   const size_t si = (size_t)e[1] * e[2], sj = (size_t)e[2];
@@ -185,7 +205,7 @@ static INLINE double sweep_share(const Himeno *h, const float *p, float *pnew, s
       const float *m = p + r;
       const StencilRows rows = {m,           m + si,      m - si,      m + sj,     m - sj,
                                 m + si + sj, m + si - sj, m - si + sj, m - si - sj};
-      sweep_row(n2, &rows, row_coef(h, i, j), gs, bs, prefetch_p, pnew + r, lanes);
+      sweep_row(n2, &rows, row_coef(h, i, j), gs, bs, split, pnew + r, lanes);
     }
   for (int l = 0; l < BLOCK; l++) sum += lanes[l];
   return sum;

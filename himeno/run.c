@@ -88,6 +88,9 @@ void himeno_fill_result(const FbContext *ctx, const Himeno *h, FbResult *r, char
       r, "kernel",
       "jacobi19, p/pnew swap, float, coefficients in sweep order (one stream up to 8 MiB a rank, "
       "three arrays above), gosa in 16 lanes of double");
+  fb_result_param_str(r, "coefficients",
+                      h->coef_split ? "three arrays, prefetched into L2 and then L1"
+                                    : "one stream, prefetched into L1");
   snprintf(json, len,
            "{\"gosa\":%.17g,\"gosa_iteration_1\":%.17g,\"checksum\":%.17g,"
            "\"checksum_weighted\":%.17g,\"iterations\":%lld,\"score_pentium3\":%.17g}",

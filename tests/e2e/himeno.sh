@@ -29,18 +29,19 @@ himeno_case "grid 2x2x2" 8 1 --grid 2x2x2
 himeno_case "grid 1x1x3" 3 1 --grid 1x1x3
 himeno_case "grid 3x2x1" 6 1 --grid 3x2x1
 
-# The coefficients' two layouts (kernel.c): 62x62x66 has 11 MB of them on
-# one rank (three arrays) and half that on each of two (one stream); the
-# field must not depend on which.
+# The coefficients' two layouts and their sweeps (kernel.c): 62x62x66 has
+# 11 MB of them on one rank (three arrays) and half that on each of two (one
+# stream), as each record must say; the field must not depend on which.
 split_case() { # NP: prints STATUS:CHECKSUM of a 62x62x66 run on NP ranks
   rm -f "$REC"
   OMP_NUM_THREADS=1 mpi "$1" $BMT -s 62x62x66 -n 20 --json "$REC"
   json "$REC" '"%s:%r" % (r["validation"]["status"], r["results"]["checksum_weighted"])'
 }
-split_1=$(split_case 1)
-split_2=$(split_case 2)
-check "himeno 62x62x66: the same field with the coefficients in three arrays (1 rank) and in one stream (2 ranks): $split_1 $split_2" \
-  sh -c '[ "$1" = "$2" ] && [ "${1%%:*}" = PASS ]' _ "$split_1" "$split_2"
+layout() { json "$REC" 'r["params"]["coefficients"].split(",")[0]'; }
+split_1=$(split_case 1); layout_1=$(layout)
+split_2=$(split_case 2); layout_2=$(layout)
+check "himeno 62x62x66: the same field with the coefficients in three arrays (1 rank: $layout_1) and in one stream (2 ranks: $layout_2): $split_1 $split_2" \
+  sh -c '[ "$1" = "$2" ] && [ "${1%%:*}" = PASS ] && [ "$3" = "three arrays" ] && [ "$4" = "one stream" ]' _ "$split_1" "$split_2" "$layout_1" "$layout_2"
 
 # OMP_NUM_THREADS unset: the node's cores are shared out among its ranks
 # (never one thread per core in every rank), with a warning when the ranks
