@@ -22,7 +22,7 @@ typedef struct {
  * CO_PER_STREAM x BLOCK). Past HIMENO_SPLIT_BYTES of coefficients per rank
  * (8 MiB: S and larger, several times a core's L2) each group is an array
  * of its own: a core keeps more misses in flight on a few sequential
- * streams than on one. Measured on a Zen 4 VM (1 December 2026, the sweep
+ * streams than on one. Measured on a Zen 5 VM (1 December 2026, the sweep
  * alone, both layouts in one process, medians of 7-9, 256-bit vectors):
  * three arrays 18.7 against 15.1 Gflop/s at M (255x127x127 points) and
  * 16.4 against 13.9 at L, neutral at S, and 11% slower at XS, whose
@@ -43,7 +43,7 @@ typedef struct {
  * hardware prefetchers follow too late: each block asks for its twelve
  * cache lines (one per coefficient, BLOCK floats each) PREFETCH_BLOCKS
  * blocks ahead, into the next row's where a row ends (rows are contiguous;
- * a prefetch past the array's end is harmless). Measured on a Zen 4 VM (1
+ * a prefetch past the array's end is harmless). Measured on a Zen 5 VM (1
  * December 2026, same field): 4 blocks ahead +10-15%, 8 blocks +20-30% at
  * S and M and neutral at XS, 16 and more no better and worse at M. With the
  * split layout each block also asks for the same points of the three rows
@@ -56,13 +56,13 @@ typedef struct {
  * lines x 64 B in 100 ns is 15 GB/s, where L2 keeps several times as many
  * misses in flight. Its blocks ask for their lines twice: PREFETCH_FAR
  * blocks ahead into L2 (prefetcht1 on x86), and again PREFETCH_NEAR blocks
- * ahead into L1, from L2. Measured on a Zen 4 VM (1 December 2026, bmt -n
- * 40 to 800 on 1x1xN, alternating, medians of 4-5) against 8 blocks ahead
- * into L1: L 12.6 against 11.9 Gflop/s on one rank (into L2 alone, 8 to 32
- * blocks ahead: 11.0-12.0 against 7.9-9.1 in another hour), 20.2 against
- * 18.7 on two; M 11.7 against 11.5; S 16.5 against 12.7 on one rank and
- * 24.2 against 25.8 on two. Into L2 alone was slower at S (12-15 against
- * 13-19). */
+ * ahead into L1, from L2. Measured on a Zen 4 VM (EPYC family 25 model
+ * 17; 1 December 2026, bmt -n 40 to 800 on 1x1xN, alternating, medians of
+ * 4-5) against 8 blocks ahead into L1: L 12.6 against 11.9 Gflop/s on one
+ * rank (into L2 alone, 8 to 32 blocks ahead: 11.0-12.0 against 7.9-9.1 in
+ * another hour), 20.2 against 18.7 on two; M 11.7 against 11.5; S 16.5
+ * against 12.7 on one rank and 24.2 against 25.8 on two. Into L2 alone was
+ * slower at S (12-15 against 13-19). Not measured on the Zen 5 VM. */
 #define PREFETCH_BLOCKS 8
 #define PREFETCH_FAR    32
 #define PREFETCH_NEAR   4
@@ -70,7 +70,7 @@ typedef struct {
 /* The sweep is compiled twice, inlined into each layout's function (the
  * one-stream layout's distances then constants). The split layout's
  * prefers 256-bit vectors where GCC has the choice (x86 with AVX-512; its
- * own tuning for Intel's AVX-512 cores already does): on a Zen 4 VM (1
+ * own tuning for Intel's AVX-512 cores already does): on a Zen 5 VM (1
  * December 2026, the sweep alone, medians of 7-9) 512-bit vectors were
  * 25-40% slower at S to L (17.1 against 23.6 Gflop/s at S, 13.2 against
  * 16.4 at L), and 15% faster at XS on 2 ranks (32 against 27.5). */
