@@ -19,6 +19,16 @@ check "pingpong record: the fit, the pair, bandwidths that grow with size" \
 check "pingpong record: percentiles are ordered" \
   [ "$(json "$REC" 'all(p["min_us"] <= p["median_us"] <= p["p99_us"] <= p["max_us"] for p in r["results"]["latency"])')" = true ]
 
+# Latency samples are whole round trips (pp_comm.c reads the clock once per
+# round trip, after the leader's send): with no warm-up, 2 x the mean x the
+# samples is the timed phase less its one closing round trip, so 0.9-1.0 of
+# it, and no sample is empty.
+rm -f "$REC"
+mpi 2 $PP --test latency -m 8:8 -x 0 -i 2000 --json "$REC"
+share=$(json "$REC" '"%.4f %g" % (r["results"]["latency"][0]["avg_us"] * 2 * 2000 / 1e6 / r["phases"]["latency"]["max"], r["results"]["latency"][0]["min_us"])')
+check "pingpong latency: the samples cover the timed loop (share and shortest sample: $share)" \
+  python3 -c "import sys; s, m = map(float, sys.argv[1:3]); raise SystemExit(0 if 0.9 <= s <= 1.0 and m > 0 else 1)" $share
+
 rm -f "$REC"
 mpi 1 $PP --test allreduce -m 4:1K -i 20 -x 2 --json "$REC"
 check "pingpong allreduce on 1 rank: PASS, sizes from 4 B" \
