@@ -35,15 +35,19 @@ typedef struct {
 } HplConfig;
 
 /* One distributed system [A | b] of N rows and N+1 columns, 2-D block-cyclic
- * over a P x Q grid (rank = row * Q + column), column-major local storage. */
+ * over a P x Q grid (rank = row * Q + column). Local storage is row-major
+ * (local entry (li, lj) at a[li * lda + lj]): a pivot's row swap is then a
+ * contiguous copy, where column-major storage touches a cache line (and on a
+ * 256 MB matrix often a page) per element. */
 typedef struct {
   HplCase c;
   MPI_Comm grid, row_comm, col_comm; /* row_comm: my process row (size Q) */
   int myrow, mycol;
-  long long mloc, nloc, lda; /* local rows, local columns (b included) */
+  long long mloc, nloc, lda; /* local rows, local columns (b included), row stride */
   double *a;
   double *x;                   /* the solution, replicated (N) */
-  double *work_panel, *work_u; /* panel and U buffers */
+  double *work_panel, *work_u; /* the two panels' broadcast buffers, U (row-major) */
+  double *work_factor;         /* a panel being factored (column-major) */
   long long *piv;              /* global pivot rows of a panel */
 } HplMatrix;
 

@@ -42,8 +42,9 @@ double hpl_entry(unsigned long long seed, long long i, long long j) {
   return (double)(h >> 11) * 0x1p-53 - 0.5;
 }
 
-static long long leading_dimension(long long mloc) {
-  long long lda = mloc < 1 ? 1 : (mloc + 7) / 8 * 8;
+/* The row stride for nloc local columns: whole cache lines, never whole pages. */
+static long long leading_dimension(long long nloc) {
+  long long lda = nloc < 1 ? 1 : (nloc + 7) / 8 * 8;
   if ((lda * 8) % 4096 == 0) lda += 8; /* avoid a stride of whole pages */
   return lda;
 }
@@ -51,8 +52,8 @@ static long long leading_dimension(long long mloc) {
 size_t hpl_memory_need(const HplCase *c, int myrow, int mycol) {
   long long mloc = hpl_numroc(c->n, c->nb, myrow, c->p);
   long long nloc = hpl_numroc(c->n + 1, c->nb, mycol, c->q);
-  size_t matrix = (size_t)leading_dimension(mloc) * (size_t)(nloc > 0 ? nloc : 1);
-  size_t panels = 2 * ((size_t)mloc * c->nb + (size_t)c->nb * c->nb + c->nb);
+  size_t matrix = (size_t)leading_dimension(nloc) * (size_t)(mloc > 0 ? mloc : 1);
+  size_t panels = 2 * ((size_t)mloc * c->nb + (size_t)c->nb * c->nb + c->nb) + (size_t)mloc * c->nb;
   size_t u = 6 * (size_t)c->nb * (size_t)(nloc > 0 ? nloc : 1);
   return (matrix + panels + u + 2 * (size_t)c->n) * sizeof(double);
 }
@@ -65,20 +66,22 @@ int hpl_matrix_init(FbContext *ctx, HplMatrix *m, const HplCase *c, unsigned lon
   hpl_grid_comms(ctx, m);
   m->mloc = hpl_numroc(c->n, c->nb, m->myrow, c->p);
   m->nloc = hpl_numroc(c->n + 1, c->nb, m->mycol, c->q);
-  m->lda = leading_dimension(m->mloc);
+  m->lda = leading_dimension(m->nloc);
   size_t panel = (size_t)m->mloc * c->nb + (size_t)c->nb * c->nb + c->nb;
-  m->a = fb_alloc((size_t)m->lda * (size_t)(m->nloc > 0 ? m->nloc : 1) * sizeof(double));
+  m->a = fb_alloc((size_t)m->lda * (size_t)(m->mloc > 0 ? m->mloc : 1) * sizeof(double));
   m->work_panel = fb_alloc(2 * panel * sizeof(double));
+  m->work_factor = fb_alloc(((size_t)m->mloc * c->nb + 1) * sizeof(double));
   m->work_u = fb_alloc(6 * (size_t)c->nb * (size_t)(m->nloc > 0 ? m->nloc : 1) * sizeof(double));
   m->x = fb_alloc((size_t)c->n * sizeof(double));
   m->piv = malloc((size_t)c->nb * sizeof(long long));
-  if (!m->a || !m->work_panel || !m->work_u || !m->x || !m->piv) return FB_EXIT_RUNTIME;
+  if (!m->a || !m->work_panel || !m->work_factor || !m->work_u || !m->x || !m->piv)
+    return FB_EXIT_RUNTIME;
 #pragma omp parallel for schedule(static)
-  for (long long lj = 0; lj < m->nloc; lj++) {
-    long long gj = hpl_global_index(lj, c->nb, m->mycol, c->q);
-    double *col = m->a + lj * m->lda;
-    for (long long li = 0; li < m->mloc; li++)
-      col[li] = hpl_entry(seed, hpl_global_index(li, c->nb, m->myrow, c->p), gj);
+  for (long long li = 0; li < m->mloc; li++) {
+    long long gi = hpl_global_index(li, c->nb, m->myrow, c->p);
+    double *row = m->a + li * m->lda;
+    for (long long lj = 0; lj < m->nloc; lj++)
+      row[lj] = hpl_entry(seed, gi, hpl_global_index(lj, c->nb, m->mycol, c->q));
   }
   return 0;
 }
@@ -87,6 +90,7 @@ void hpl_matrix_free(HplMatrix *m) {
   free(m->a);
   free(m->work_panel);
   free(m->work_u);
+  free(m->work_factor);
   free(m->x);
   free(m->piv);
   hpl_grid_comms_free(m);

@@ -2,7 +2,7 @@
  * column after the factorisation. Block by block from the last: the owner of
  * the diagonal block solves it, x_k goes to every process, and the process
  * column of block k sends its contribution to the rows above to the process
- * column that holds y. */
+ * column that holds y (copied out of the row-major matrix first). */
 #include "hpl.h"
 
 #include <cblas.h>
@@ -14,10 +14,14 @@ void hpl_solve(FbContext *ctx, HplMatrix *m) {
   fb_timer_start(&ctx->timers, PH_SOLVE);
   long long nblk = (c->n + c->nb - 1) / c->nb;
   int ycol = hpl_owner(c->n, c->nb, c->q); /* the process column holding b */
-  double *y = m->mycol == ycol ? m->a + hpl_numroc(c->n, c->nb, m->mycol, c->q) * m->lda : NULL;
-  double *xk = malloc((size_t)(c->nb + m->mloc + 1) * sizeof(double));
+  double *xk = malloc((size_t)(c->nb + 2 * m->mloc + 1) * sizeof(double));
   if (hpl_grid_any(m, xk == NULL)) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the solve");
-  double *t = xk + c->nb;
+  double *t = xk + c->nb, *y = NULL;
+  if (m->mycol == ycol) {
+    y = t + m->mloc;
+    long long lcb = hpl_numroc(c->n, c->nb, m->mycol, c->q);
+    for (long long i = 0; i < m->mloc; i++) y[i] = m->a[i * m->lda + lcb];
+  }
   long long messages = 0, bytes = 0;
   memset(m->x, 0, (size_t)c->n * sizeof(double));
   for (long long k = nblk - 1; k >= 0; k--) {
@@ -33,8 +37,8 @@ void hpl_solve(FbContext *ctx, HplMatrix *m) {
       }
       if (m->mycol == pcol) {
         long long lc0 = hpl_numroc(jk, c->nb, m->mycol, c->q);
-        cblas_dtrsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, jb,
-                    m->a + lr0 + lc0 * m->lda, (int)m->lda, xk, 1);
+        cblas_dtrsv(CblasRowMajor, CblasUpper, CblasNoTrans, CblasNonUnit, jb,
+                    m->a + lr0 * m->lda + lc0, (int)m->lda, xk, 1);
       }
     }
     hpl_grid_bcast(m, xk, jb, prow * c->q + pcol);
@@ -45,8 +49,8 @@ void hpl_solve(FbContext *ctx, HplMatrix *m) {
     if (above == 0 || (m->mycol != pcol && m->mycol != ycol)) continue;
     if (m->mycol == pcol) {
       long long lc0 = hpl_numroc(jk, c->nb, m->mycol, c->q);
-      cblas_dgemv(CblasColMajor, CblasNoTrans, (int)above, jb, 1.0, m->a + lc0 * m->lda,
-                  (int)m->lda, xk, 1, 0.0, t, 1);
+      cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)above, jb, 1.0, m->a + lc0, (int)m->lda, xk, 1,
+                  0.0, t, 1);
       if (pcol != ycol) hpl_row_send(m, t, (int)above, ycol, 12), messages++, bytes += 8 * above;
     }
     if (m->mycol == ycol) {
