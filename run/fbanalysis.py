@@ -52,12 +52,14 @@ class Campaign:
                     refused.append((rec, why))
                     continue
                 apps.setdefault(rec["app"], []).append(rec)
-        missing, whole = {}, []
+        missing, whole, planned = {}, [], []
         for entry in runs:
             app = entry.get("app")
             if entry.get("status") == "PASS":
                 continue
             why = "%s (exit %s)" % (entry.get("status"), entry.get("exit_code"))
+            if entry.get("status") == "not run":  # the suite stopped before this app
+                why = "not run: %s" % entry.get("why", "the suite stopped before it")
             if entry.get("slurm_job"):
                 why = "Slurm job %s %s (exit code %s)" % (entry["slurm_job"], entry.get("slurm_state"),
                                                          entry.get("exit_code"))
@@ -65,6 +67,12 @@ class Campaign:
                 missing.setdefault(app, []).append(why)
             else:  # the whole configuration: a batch job that failed, was cancelled or timed out
                 whole.append(why)
+                planned += [(a, why) for a in entry.get("apps") or []]
+        # the apps such a job was to run and never scored (it may have ended
+        # before the suite started, or been killed before it could say so)
+        for a, why in planned:
+            if a not in apps and a not in missing:
+                missing[a] = [why]
         self.data[label], self.missing[label], self.runs[label] = apps, missing, runs
         self.whole[label] = whole
         self.refused[label] = refused

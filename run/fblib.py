@@ -22,6 +22,12 @@ BINARIES = {
     "md": "md_shear/md",
 }
 
+
+def built_apps():
+    """The apps whose binary is built in this checkout, in BINARIES order
+    (what the suite runs when --apps is not given)."""
+    return [app for app, b in BINARIES.items() if os.access(os.path.join(ROOT, b), os.X_OK)]
+
 # pingpong needs a pair of ranks and is skipped on one.
 # Every profile solves the SAME global problem on one node and on two (strong
 # scaling), so "percent of 2x single-node" is fom(2 nodes) / (2 fom(1 node)):

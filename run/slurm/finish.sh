@@ -1,12 +1,17 @@
 #!/bin/bash
 # run/slurm/finish.sh RESULTS LABEL:JOBID...: the last job of campaign.sh. For
-# each job that did not complete it appends its Slurm state and exit code to
-# RESULTS/LABEL/runs.jsonl (so run/compare shows that configuration as
-# missing, never compares partial data), then runs run/compare and run/report.
+# each job that did not complete it appends its Slurm state, exit code and the
+# apps it was to run to RESULTS/LABEL/runs.jsonl (so run/compare shows each
+# app that job did not score as missing, never compares partial data), then
+# runs run/compare and run/report.
 #SBATCH --job-name=fb-compare
 set -u
 cd "${SLURM_SUBMIT_DIR:-$(dirname "$0")/../..}"
 results=$1; shift
+# the apps each job was to run (APPS from campaign.sh, else every app built),
+# so an app the job never reached is reported missing, not left out
+planned=$(APPS=${APPS:-} python3 -c 'import json, os, sys; sys.path.insert(0, "run"); import fblib
+print(json.dumps([a for a in os.environ["APPS"].split(",") if a] or fblib.built_apps()))')
 folders=()
 for pair in "$@"; do
   label=${pair%%:*} id=${pair#*:}
@@ -16,8 +21,8 @@ for pair in "$@"; do
   code=$(sed -n 's/.* ExitCode=\([0-9:]*\).*/\1/p' <<<"$line")
   echo "job $id ($label): ${state:-unknown}, exit code ${code:-unknown}"
   if [ "$state" != COMPLETED ]; then
-    printf '{"slurm_job": %s, "slurm_state": "%s", "exit_code": "%s", "status": "job %s"}\n' \
-      "$id" "${state:-unknown}" "${code:-unknown}" "${state:-unknown}" >> "$results/$label/runs.jsonl"
+    printf '{"slurm_job": %s, "slurm_state": "%s", "exit_code": "%s", "status": "job %s", "apps": %s}\n' \
+      "$id" "${state:-unknown}" "${code:-unknown}" "${state:-unknown}" "$planned" >> "$results/$label/runs.jsonl"
   fi
   folders+=("$results/$label")
 done

@@ -244,9 +244,10 @@ else
 fi
 
 # SIGTERM of the suite: its run is stopped (no mpirun or rank left), the run
-# is recorded as interrupted, the exit status is 143.
+# is recorded as interrupted and the app it never started as not run (so
+# compare names both missing), the exit status is 143.
 rm -rf "$RES/term"
-timeout 120 run/suite --results "$RES" --label term --np 2 --apps pingpong --profile standard >"$OUT_FILE" 2>&1 &
+timeout 120 run/suite --results "$RES" --label term --np 2 --apps pingpong,himeno --profile standard >"$OUT_FILE" 2>&1 &
 spid=$!
 for _ in $(seq 50); do pgrep -f 'pingpong/pingpong.*term/pingpong.jsonl' >/dev/null && break; sleep 0.2; done
 sleep 1
@@ -255,6 +256,9 @@ wait $spid; rc=$?
 sleep 1
 check "suite on SIGTERM: exit 143, its ranks stopped, the run recorded as interrupted (exit $rc)" \
   sh -c "[ $rc -eq 143 ] && ! pgrep -f 'ter[m]/pingpong.jsonl' >/dev/null && grep -q '\"status\": \"interrupted\"' '$RES/term/runs.jsonl'"
+compare "$RES/one" "$RES/term"; rc=$?
+check "compare after the SIGTERM: exit 1, pingpong missing as interrupted, himeno as not run (exit $rc)" \
+  sh -c "[ $rc -eq 1 ] && grep -q 'missing: term has no score for pingpong: interrupted (exit 143)' '$OUT_FILE.err' && grep -q 'missing: term has no score for himeno: not run: the suite was stopped by signal 15 during pingpong repeat 1' '$OUT_FILE.err'"
 
 # The quickstart, shortened (tiny sizes, two rounds, two apps), with the
 # network namespaces made to fail as in a chroot: the suite falls back to the
