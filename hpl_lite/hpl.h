@@ -84,6 +84,7 @@ void hpl_panel_bcast_start(HplMatrix *m, int root_col, double *buf, int count, M
 void hpl_panel_bcast_finish(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
                             int *nreq);
 void hpl_wait_all(MPI_Request *req, int *nreq);
+int hpl_sends_progress(MPI_Request *req, int *nreq);
 void hpl_col_exchange(HplMatrix *m, double *buf, int n, int other_row);
 /* MPI_MAXLOC over the process column: the global row of the largest |value|. */
 long long hpl_col_pivot(HplMatrix *m, double local_abs, long long local_row);

@@ -28,6 +28,33 @@ hpl_case "2x2" 4 -P 2 -Q 2
 hpl_case "1x4 binomial" 4 -P 1 -Q 4 --bcast binomial
 hpl_case "4x1" 4 -P 4 -Q 1
 hpl_case "1x3 binomial, NB=7" 3 -P 1 -Q 3 -b 7 --bcast binomial
+# Local rows beyond factor.c's PROGRESS_ROWS (1024): on a grid with Q > 1 the
+# trailing product goes in row blocks, with a test of the panel sends in
+# flight between them. The same x on shared memory and on TCP (where the
+# sends stay in flight longest: Open MPI moves them only inside MPI calls),
+# on a 1 x 2 and a 2 x 2 grid; the same bits twice (the blocks never depend
+# on the timing).
+reference_x=""
+hpl_big() { # NAME NP ARGS...
+  name=$1 np=$2; shift 2
+  rm -f "$REC"
+  mpi "$np" $HPL -N 2600 -b 64 --json "$REC" "$@"; rc=$?
+  x=$(json "$REC" 'r["results"]["x_sum"] if r["validation"]["status"] == "PASS" else "FAIL"' 2>/dev/null)
+  [ -z "$reference_x" ] && reference_x=$x
+  check "hpl N=2600 NB=64 $name: PASS, same x as 1x2 on the default transport (exit $rc, x sum $x)" \
+    python3 -c "import sys; sys.exit(not ($rc == 0 and abs($x - $reference_x) <= 1e-9 * abs($reference_x)))"
+}
+hpl_big "1x2" 2 -P 1 -Q 2
+first_x=$reference_x reference_x=""
+hpl_big "1x2 again" 2 -P 1 -Q 2
+check "hpl N=2600 NB=64 1x2 twice: the same bits ($first_x, $reference_x)" [ "$first_x" = "$reference_x" ]
+if "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
+  OMPI_MCA_btl=tcp,self hpl_big "1x2 over TCP" 2 -P 1 -Q 2
+  OMPI_MCA_btl=tcp,self hpl_big "2x2 over TCP" 4 -P 2 -Q 2
+else
+  hpl_big "2x2" 4 -P 2 -Q 2
+fi
+
 check "hpl prints HPL's result lines" sh -c "grep -q '^T/V                N    NB     P     Q               Time                 Gflops' '$OUT_FILE' && grep -q '^WR1' '$OUT_FILE' && grep -q '^||Ax-b||_oo/(eps\*(||A||_oo\*||x||_oo+||b||_oo)\*N)=' '$OUT_FILE'"
 check "hpl record: Gflop/s, phases, the BLAS kernel" \
   [ "$(json "$REC" 'r["fom"]["unit"] == "Gflop/s" and r["fom"]["value"] > 0 and set(r["phases"]) == {"panel","bcast","swap","update","solve","check"} and len(r["params"]["blas_kernel"]) > 0')" = true ]
