@@ -22,6 +22,7 @@ typedef struct {
   pthread_cond_t cond;
   int stop;
   double timeout_s;
+  struct timespec deadline; /* CLOCK_REALTIME */
   FbContext *ctx;
 } FbWatchdog;
 
@@ -207,21 +208,24 @@ void fb_finalize(FbContext *ctx, int status) {
 /* Time a firing watchdog waits before leaving (0.5 s). */
 #define FB_WATCHDOG_GRACE_NS 500000000L
 
+/* t + seconds. */
+static struct timespec time_plus(struct timespec t, double seconds) {
+  double whole = 0.0;
+  double frac = modf(seconds, &whole);
+  t.tv_sec += (time_t)whole;
+  t.tv_nsec += (long)(frac * 1e9);
+  if (t.tv_nsec >= 1000000000L) {
+    t.tv_sec += 1;
+    t.tv_nsec -= 1000000000L;
+  }
+  return t;
+}
+
 static void *watchdog_main(void *arg) {
   FbWatchdog *w = arg;
-  struct timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  double whole = 0.0;
-  double frac = modf(w->timeout_s, &whole);
-  deadline.tv_sec += (time_t)whole;
-  deadline.tv_nsec += (long)(frac * 1e9);
-  if (deadline.tv_nsec >= 1000000000L) {
-    deadline.tv_sec += 1;
-    deadline.tv_nsec -= 1000000000L;
-  }
   pthread_mutex_lock(&w->lock);
   int rc = 0;
-  while (!w->stop && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&w->cond, &w->lock, &deadline);
+  while (!w->stop && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&w->cond, &w->lock, &w->deadline);
   int fire = !w->stop;
   pthread_mutex_unlock(&w->lock);
   if (fire) {
@@ -231,12 +235,14 @@ static void *watchdog_main(void *arg) {
     fprintf(stderr, "%s: error: rank %d: --timeout %g s exceeded in phase '%s'\n", ctx->program,
             ctx->rank, w->timeout_s, name);
     fflush(stderr);
-    /* Every rank's watchdog fires within the ranks' start-up skew; wait a
-     * moment before leaving so the launcher, which takes the job down when
-     * the first rank exits, does not kill the others before they name
-     * their phase (seen with MPICH's hydra on a loaded machine). */
-    const struct timespec grace = {0, FB_WATCHDOG_GRACE_NS};
-    nanosleep(&grace, NULL);
+    /* The launcher takes the job down when the first rank exits, and a rank
+     * it kills ends by SIGKILL: MPICH's hydra then reports 9, not 3 (seen on
+     * CI, 2 ranks of stream, when each rank's deadline was read on its own
+     * thread). So every rank leaves at nearly the same instant, the grace
+     * after the deadline they share (rank 0's, see fb_watchdog_start),
+     * having named its phase first. */
+    struct timespec leave = time_plus(w->deadline, FB_WATCHDOG_GRACE_NS * 1e-9);
+    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &leave, NULL) == EINTR) {}
     /* MPI may not be called from this thread (MPI_THREAD_FUNNELED): leave the
      * process with exit code 3; the launcher then takes the whole job down. */
     _exit(FB_EXIT_RUNTIME);
@@ -252,6 +258,15 @@ void fb_watchdog_start(FbContext *ctx, double timeout_s) {
   pthread_cond_init(&w->cond, NULL);
   w->timeout_s = timeout_s;
   w->ctx = ctx;
+  /* one deadline for all ranks, rank 0's (every rank calls this right after
+   * the options' collective check, the same timeout on each) */
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  long long when[2] = {(long long)now.tv_sec, (long long)now.tv_nsec};
+  MPI_Bcast(when, 2, MPI_LONG_LONG, 0, ctx->comm);
+  now.tv_sec = (time_t)when[0];
+  now.tv_nsec = (long)when[1];
+  w->deadline = time_plus(now, timeout_s);
   if (pthread_create(&w->thread, NULL, watchdog_main, w) != 0) {
     free(w);
     fb_abort(ctx, FB_EXIT_RUNTIME, "cannot start the watchdog thread");
