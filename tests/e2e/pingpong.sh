@@ -9,13 +9,17 @@ for np in 2 4; do
   rc=$?
   if [ $rc -eq 0 ] && [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and all(t in r["results"] for t in ("latency", "bw", "bibw", "allreduce")) and len(r["results"]["latency"]) == 17')" = true ]; then
     ok "pingpong all tests at $np ranks: PASS, curves in the record"
+    # the measurements themselves are checked on 2 ranks: 4 on a 2-core host
+    # time-share the cores (MPICH's waiting ranks spin), and CI saw the
+    # curve's shape go with it
+    [ "$np" = 2 ] && cp "$REC" "$REC.2"
   else
     not_ok "pingpong all tests at $np ranks: exit $rc" "$(cat "$OUT_FILE")"
   fi
 done
 check "pingpong prints OSU-style columns" sh -c "grep -q '^# Size       Latency (us)' '$OUT_FILE' && grep -q '^# Size      Bandwidth (MB/s)' '$OUT_FILE'"
-check "pingpong record: the fit, the pair, bandwidths that grow with size" \
-  [ "$(json "$REC" 'r["results"]["fit"]["alpha_us"] > 0 and r["results"]["fit"]["beta_mbs"] > 0 and r["results"]["pair"]["rank_b"] == 1 and r["results"]["bw"][-1]["mbs"] > r["results"]["bw"][0]["mbs"] and r["comm"]["latency"]["messages"] > 0')" = true ]
+check "pingpong record (2 ranks): the fit, the pair, bandwidths that grow with size" \
+  [ "$(json "$REC.2" 'r["results"]["fit"]["alpha_us"] > 0 and r["results"]["fit"]["beta_mbs"] > 0 and r["results"]["pair"]["rank_b"] == 1 and r["results"]["bw"][-1]["mbs"] > r["results"]["bw"][0]["mbs"] and r["comm"]["latency"]["messages"] > 0')" = true ]
 check "pingpong record: percentiles are ordered" \
   [ "$(json "$REC" 'all(p["min_us"] <= p["median_us"] <= p["p99_us"] <= p["max_us"] for p in r["results"]["latency"])')" = true ]
 
