@@ -27,6 +27,7 @@ class Campaign:
             labels = [os.path.normpath(f) for f in folders]
         self.labels, self.folders, self.tool = labels, dict(zip(labels, folders)), tool
         self.data, self.missing, self.runs, self.refused, self.whole = {}, {}, {}, {}, {}
+        self.unlisted = {}
         for label, folder in zip(labels, folders):
             self.load(label, folder, skip_invalid)
         self.check_problems()
@@ -52,7 +53,7 @@ class Campaign:
                     refused.append((rec, why))
                     continue
                 apps.setdefault(rec["app"], []).append(rec)
-        missing, whole, planned = {}, [], []
+        missing, whole, planned, unlisted = {}, [], [], []
         for entry in runs:
             app = entry.get("app")
             if entry.get("status") == "PASS":
@@ -68,6 +69,7 @@ class Campaign:
             else:  # the whole configuration: a batch job that failed, was cancelled or timed out
                 whole.append(why)
                 planned += [(a, why) for a in entry.get("apps") or []]
+                unlisted += [] if "apps" in entry else [why]
         # the apps such a job was to run and never scored (it may have ended
         # before the suite started, or been killed before it could say so)
         for a, why in planned:
@@ -75,6 +77,9 @@ class Campaign:
                 missing[a] = [why]
         self.data[label], self.missing[label], self.runs[label] = apps, missing, runs
         self.whole[label] = whole
+        # such failures with no list of the apps planned (records from before
+        # finish.sh wrote one): every app the baseline did not score is missing
+        self.unlisted[label] = unlisted
         self.refused[label] = refused
 
     def check_problems(self):
@@ -188,8 +193,11 @@ def analyse(c):
             entry["labels"][label] = s
         if recs0 and c.missing[base_label].get(app):
             result["missing"].setdefault(base_label, {})[app] = c.missing[base_label][app]
-        if not recs0 and c.whole[base_label]:
-            result["missing"].setdefault(base_label, {})[app] = c.whole[base_label]
+        # with no baseline score: the apps the baseline job was to run (a
+        # one-rank-a-node baseline never runs pingpong: not missing)
+        why0 = c.missing[base_label].get(app) or c.unlisted[base_label]
+        if not recs0 and why0:
+            result["missing"].setdefault(base_label, {})[app] = why0
         result["apps"][app] = entry
     return result
 

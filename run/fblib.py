@@ -28,7 +28,16 @@ def built_apps():
     (what the suite runs when --apps is not given)."""
     return [app for app, b in BINARIES.items() if os.access(os.path.join(ROOT, b), os.X_OK)]
 
-# pingpong needs a pair of ranks and is skipped on one.
+
+PAIR_APPS = ("pingpong",)  # they measure a pair of ranks: skipped on one
+
+
+def apps_for_ranks(apps, np):
+    """The apps a run of np ranks runs: apps, less those that need a pair of
+    ranks when np is 1 (the suite's rule; finish.sh lists a cancelled job's
+    apps by it)."""
+    return [a for a in apps if np >= 2 or a not in PAIR_APPS]
+
 # Every profile solves the SAME global problem on one node and on two (strong
 # scaling), so "percent of 2x single-node" is fom(2 nodes) / (2 fom(1 node)):
 # himeno keeps its grid, hpl its N and NB; stream keeps its global array length, split over the

@@ -63,7 +63,7 @@ else
   export LAUNCHER="${LAUNCHER:-"srun -n {np}"}"
 fi
 mkdir -p "$results"
-export PROFILE=$profile REPEAT=$repeat APPS=$apps RESULTS=$results
+export PROFILE=$profile REPEAT=$repeat APPS=$apps RESULTS=$results RANKS_PER_NODE=$rpn
 common=(--parsable --export=ALL --time="$limit" --ntasks-per-node="$rpn" --exclusive)
 single=$(sbatch "${common[@]}" --nodes=1 --job-name=fb-single --output="$results/slurm-single-%j.out" \
   run/slurm/single-node.sbatch)

@@ -8,13 +8,21 @@
 set -u
 cd "${SLURM_SUBMIT_DIR:-$(dirname "$0")/../..}"
 results=$1; shift
-# the apps each job was to run (APPS from campaign.sh, else every app built),
-# so an app the job never reached is reported missing, not left out
-planned=$(APPS=${APPS:-} python3 -c 'import json, os, sys; sys.path.insert(0, "run"); import fblib
-print(json.dumps([a for a in os.environ["APPS"].split(",") if a] or fblib.built_apps()))')
+# the apps a job of NP ranks was to run (APPS from campaign.sh, else every app
+# built; less pingpong on one rank, as the suite does), so an app the job never
+# reached is reported missing, not left out, and none it would have skipped
+planned() {
+  APPS=${APPS:-} NP=$1 python3 -c 'import json, os, sys; sys.path.insert(0, "run"); import fblib
+apps = [a for a in os.environ["APPS"].split(",") if a] or fblib.built_apps()
+print(json.dumps(fblib.apps_for_ranks(apps, int(os.environ["NP"]))))'
+}
+# RANKS_PER_NODE from campaign.sh: the single-node job has that many ranks,
+# each fabric's two-node job twice as many
+rpn=${RANKS_PER_NODE:-2}
 folders=()
 for pair in "$@"; do
-  label=${pair%%:*} id=${pair#*:}
+  label=${pair%%:*} id=${pair#*:} np=$((2 * rpn))
+  [ "$label" = single ] && np=$rpn
   mkdir -p "$results/$label"
   line=$(scontrol show job -o "$id" 2>/dev/null)
   state=$(sed -n 's/.* JobState=\([A-Z_]*\).*/\1/p' <<<"$line")
@@ -22,7 +30,7 @@ for pair in "$@"; do
   echo "job $id ($label): ${state:-unknown}, exit code ${code:-unknown}"
   if [ "$state" != COMPLETED ]; then
     printf '{"slurm_job": %s, "slurm_state": "%s", "exit_code": "%s", "status": "job %s", "apps": %s}\n' \
-      "$id" "${state:-unknown}" "${code:-unknown}" "${state:-unknown}" "$planned" >> "$results/$label/runs.jsonl"
+      "$id" "${state:-unknown}" "${code:-unknown}" "${state:-unknown}" "$(planned "$np")" >> "$results/$label/runs.jsonl"
   fi
   folders+=("$results/$label")
 done

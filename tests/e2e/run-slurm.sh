@@ -58,15 +58,21 @@ PY
 
   # Cancelled jobs are reported, each app they did not score as missing, never
   # compared partly: loopback cancelled while it waits for the single-node job
-  # (it never ran: finish.sh's entry names its apps), 1gbe while its himeno
-  # runs (the suite records himeno interrupted and pingpong not run).
+  # (it never ran: finish.sh's entry names its apps), the single-node job and
+  # then 1gbe while their himeno runs (the suite records himeno interrupted
+  # and pingpong not run; the single-node job skips pingpong on one rank a
+  # node, and finish.sh's entry then does not list it).
   timeout 60 run/slurm/campaign.sh --no-wait --profile quick --repeat 1 --apps himeno,pingpong \
     --results "$SRES/k" 1gbe loopback >"$OUT_FILE" 2>&1
   victim=$(sed -n 's/.*1gbe:\([0-9]*\).*/\1/p' "$SRES/k/jobs")
   pending=$(sed -n 's/.*loopback:\([0-9]*\).*/\1/p' "$SRES/k/jobs")
   finish=$(sed -n 's/.*compare:\([0-9]*\).*/\1/p' "$SRES/k/jobs")
   pending_state=$(squeue -h -j "$pending" -o %T 2>/dev/null) failed_before=$FAILED
+  single=$(sed -n 's/.*single:\([0-9]*\).*/\1/p' "$SRES/k/jobs")
+  rpn=$(sinfo -h -o '%c' | sort -n | head -n 1)
   scancel "$pending"
+  for _ in $(seq 600); do pgrep -f "himeno/bmt .*$SRES/k/single/himeno.jsonl" >/dev/null && break; sleep 0.2; done
+  scancel "$single"
   for _ in $(seq 600); do pgrep -f "himeno/bmt .*$SRES/k/1gbe/himeno.jsonl" >/dev/null && break; sleep 0.2; done
   scancel "$victim"
   for _ in $(seq 600); do squeue -h -j "$finish" 2>/dev/null | grep -q . || break; sleep 0.2; done
@@ -74,6 +80,13 @@ PY
     sh -c "[ '$pending_state' = PENDING ] && grep -q '\"slurm_state\": \"CANCELLED\"' '$SRES/k/loopback/runs.jsonl' && grep -q 'missing: loopback has no score for himeno: Slurm job $pending CANCELLED' '$SRES/k/compare.txt' && grep -q 'missing: loopback has no score for pingpong: Slurm job $pending CANCELLED' '$SRES/k/compare.txt'"
   check "a job cancelled during its first app: that app interrupted, the next not run, both missing, campaign incomplete" \
     sh -c "grep -q 'missing: 1gbe has no score for himeno: interrupted (exit 143)' '$SRES/k/compare.txt' && grep -q 'missing: 1gbe has no score for pingpong: not run: the suite was stopped by signal 15 during himeno' '$SRES/k/compare.txt' && grep -q '^campaign: incomplete' '$SRES/k/compare.txt'"
+  if [ "$rpn" = 1 ]; then
+    check "the single-node job (1 rank a node) cancelled during himeno: himeno missing, pingpong not listed for it" \
+      sh -c "grep -q 'missing: single has no score for himeno: interrupted (exit 143)' '$SRES/k/compare.txt' && grep -q '\"slurm_state\": \"CANCELLED\", .*\"apps\": \[\"himeno\"\]' '$SRES/k/single/runs.jsonl' && ! grep -q 'single has no score for pingpong' '$SRES/k/compare.txt'"
+  else
+    check "the single-node job ($rpn ranks a node) cancelled during himeno: himeno missing, pingpong not run" \
+      sh -c "grep -q 'missing: single has no score for himeno: interrupted (exit 143)' '$SRES/k/compare.txt' && grep -q 'missing: single has no score for pingpong: not run' '$SRES/k/compare.txt'"
+  fi
   [ "$FAILED" -gt "$failed_before" ] && sed 's/^/    # /' "$SRES/k/compare.txt" "$SRES/k"/*/runs.jsonl 2>/dev/null | head -n 30
 
   timeout 60 run/emu-slurm down >"$OUT_FILE" 2>&1
