@@ -91,8 +91,9 @@ typedef struct {
   size_t errlen;
   int ntypes;
   long long natoms;
-  char *seen;      /* per id: in Atoms; then 2 when its velocity came */
-  long long *slot; /* per id: index of the owned atom, or -1 */
+  char *seen;          /* per id (1..N): in Atoms; then 2 when its velocity came */
+  long long *slot;     /* per id (1..N): index of the owned atom, or -1 */
+  long long (*ids)[2]; /* first pass: the file's id and line of each atom */
 } DataReader;
 
 /* The shortest Atoms line, "1 1 0 0 0\n": a file declaring more atoms than
@@ -176,12 +177,20 @@ static int read_header(DataReader *r, Md *md, int *more) {
                !strcmp(f[3] + 1, "hi") && parse_d(f[0], &lo) && parse_d(f[1], &hi)) {
       int d = f[2][0] - 'x';
       if (!(hi > lo)) return fail(r, FB_EXIT_USAGE, "%shi must be above its lo", f[2]);
+      if (!isfinite(hi - lo)) return fail(r, FB_EXIT_USAGE, "%s: the box length overflows", f[2]);
       md->boxlo[d] = lo;
       md->boxhi[d] = hi;
       have_box |= 1 << d;
-    } else if (n == 5 && !strcmp(f[3], "xy")) {
-      return fail(r, FB_EXIT_USAGE, "triclinic boxes are not supported (orthogonal boxes only)%s",
-                  "");
+    } else if (n == 6 && !strcmp(f[3], "xy") && !strcmp(f[4], "xz") && !strcmp(f[5], "yz")) {
+      /* LAMMPS makes such a box triclinic; with the three tilts 0 it is the
+       * orthogonal box, and LAMMPS's numbers are those of one */
+      double tilt[3];
+      for (int t = 0; t < 3; t++)
+        if (!parse_d(f[t], &tilt[t]))
+          return fail(r, FB_EXIT_USAGE, "expected 'xy xz yz' tilt factors%s", "");
+      if (tilt[0] != 0.0 || tilt[1] != 0.0 || tilt[2] != 0.0)
+        return fail(r, FB_EXIT_USAGE,
+                    "triclinic boxes are not supported (orthogonal boxes only: tilts 0 0 0)%s", "");
     } else if (n == 2 &&
                (!strcmp(f[1], "bonds") || !strcmp(f[1], "angles") || !strcmp(f[1], "dihedrals") ||
                 !strcmp(f[1], "impropers")) &&
@@ -259,6 +268,79 @@ static int read_pair_coeffs(DataReader *r, Md *md, int ij) {
   return 0;
 }
 
+/* LAMMPS read_data's placement of a coordinate along d. Periodic: wrapped
+ * into [lo, hi) one box length at a time, as Domain::remap does (the same
+ * rounding); past MD_DATA_MAX_IMAGES lengths refused, where LAMMPS would
+ * loop for as long. Shrink-wrapped (s): inside [lo - small, hi + small),
+ * the box set_initial_box widens by SMALL = 1e-4 of its length before the
+ * atoms are read. Fixed (f) and minimum (m): inside [lo, hi). Elsewhere
+ * LAMMPS stops with "Did not assign all atoms correctly"; -1 here. */
+#define MD_DATA_MAX_IMAGES 10000
+
+static int place_in_box(const Md *md, int d, double *x) {
+  double lo = md->boxlo[d], hi = md->boxhi[d];
+  if (md->periodic[d]) {
+    double prd = hi - lo;
+    for (int k = 0; *x < lo; k++) {
+      if (k == MD_DATA_MAX_IMAGES) return -1;
+      *x += prd;
+    }
+    for (int k = 0; *x >= hi; k++) {
+      if (k == MD_DATA_MAX_IMAGES) return -1;
+      *x -= prd;
+    }
+    if (*x < lo) *x = lo;
+    return 0;
+  }
+  if (md->boundary[d] == 's') {
+    double small = MD_SHRINK_SMALL * (hi - lo);
+    lo -= small;
+    hi += small;
+  }
+  return *x >= lo && *x < hi ? 0 : -1;
+}
+
+/* md's id (1..N) of the file's atom id, or -1 if the file has no such atom. */
+static long long dense_id(const Md *md, long long id) {
+  if (!md->tags) return id >= 1 && id <= md->natoms ? id : -1;
+  long long lo = 0, hi = md->natoms - 1;
+  while (lo <= hi) {
+    long long mid = lo + (hi - lo) / 2;
+    if (md->tags[mid] == id) return mid + 1;
+    if (md->tags[mid] < id)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+static int by_id_then_line(const void *pa, const void *pb) {
+  const long long *a = pa, *b = pb;
+  return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* After the first reading of Atoms: no id twice, and md->tags set when the
+ * ids are not exactly 1..N (atom k is then the k-th smallest id). */
+static int number_ids(DataReader *r, Md *md) {
+  long long n = r->natoms;
+  qsort(r->ids, (size_t)n, sizeof *r->ids, by_id_then_line);
+  for (long long k = 1; k < n; k++)
+    if (r->ids[k][0] == r->ids[k - 1][0]) {
+      char what[32];
+      snprintf(what, sizeof what, "%lld", r->ids[k][0]);
+      r->line = (int)r->ids[k][1];
+      return fail(r, FB_EXIT_USAGE, "atom id %s appears twice", what);
+    }
+  free(md->tags);
+  md->tags = NULL;
+  if (r->ids[n - 1][0] == n) return 0; /* n distinct positive ids up to n: 1..n */
+  md->tags = malloc((size_t)n * sizeof *md->tags);
+  if (!md->tags) return fail(r, FB_EXIT_RUNTIME, "out of memory reading %s", r->path);
+  for (long long k = 0; k < n; k++) md->tags[k] = r->ids[k][0];
+  return 0;
+}
+
 /* Atoms: "id type x y z" or with image flags "id type x y z ix iy iz". */
 static int read_atoms(DataReader *r, Md *md, int keep) {
   if (r->comment[0]) {
@@ -290,14 +372,24 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
     if (!ok)
       return fail(r, FB_EXIT_USAGE, "expected 'id type x y z [ix iy iz]' (atom_style atomic)%s",
                   "");
-    if (id < 1 || id > r->natoms)
-      return fail(r, FB_EXIT_USAGE, "atom id %s is outside 1..N atoms", f[0]);
+    if (id < 1) return fail(r, FB_EXIT_USAGE, "atom id %s is not a positive integer", f[0]);
+    if (!keep) { /* the ids are checked and numbered once all are read */
+      r->ids[k][0] = id;
+      r->ids[k][1] = r->line;
+      id = k + 1;
+    } else if ((id = dense_id(md, id)) < 1) {
+      return fail(r, FB_EXIT_USAGE, "atom id %s is not one of the first reading's", f[0]);
+    }
     if (r->seen[id]) return fail(r, FB_EXIT_USAGE, "atom id %s appears twice", f[0]);
     if (type < 1 || type > r->ntypes)
       return fail(r, FB_EXIT_USAGE, "atom type %s is not an atom type of this file", f[1]);
     for (int d = 0; d < 3; d++)
-      if (x[d] < md->boxlo[d] || x[d] > md->boxhi[d] || (md->periodic[d] && x[d] == md->boxhi[d]))
-        return fail(r, FB_EXIT_USAGE, "atom %s is outside the box", f[0]);
+      if (place_in_box(md, d, &x[d]))
+        return fail(r, FB_EXIT_USAGE,
+                    md->periodic[d] ? "atom %s is more than " TEXT_OF(
+                                          MD_DATA_MAX_IMAGES) " box lengths outside the box"
+                                    : "atom %s is outside the box (a non-periodic dimension)",
+                    f[0]);
     r->seen[id] = 1;
     r->slot[id] = -1;
     if (keep && md_owns(md, x)) {
@@ -321,7 +413,7 @@ static int read_velocities(DataReader *r, Md *md) {
     if (n != 4 || !parse_ll(f[0], &id) || !parse_d(f[1], &v[0]) || !parse_d(f[2], &v[1]) ||
         !parse_d(f[3], &v[2]))
       return fail(r, FB_EXIT_USAGE, "expected 'id vx vy vz' (atom_style atomic)%s", "");
-    if (id < 1 || id > r->natoms || !r->seen[id])
+    if ((id = dense_id(md, id)) < 1 || !r->seen[id])
       return fail(r, FB_EXIT_USAGE, "a velocity for atom %s, which is not in Atoms", f[0]);
     if (r->seen[id] == 2) return fail(r, FB_EXIT_USAGE, "a second velocity for atom %s", f[0]);
     r->seen[id] = 2;
@@ -356,7 +448,9 @@ static int read_sections(DataReader *r, Md *md, int keep, int more) {
       rc = keep ? skip_lines(r, r->ntypes * (r->ntypes + 1) / 2, "PairIJ Coeffs")
                 : read_pair_coeffs(r, md, 1);
     else if (!strcmp(f[0], "Atoms") && n == 1) {
+      if (have_atoms) return fail(r, FB_EXIT_USAGE, "a second Atoms section%s", "");
       rc = read_atoms(r, md, keep);
+      if (!rc && !keep) rc = number_ids(r, md);
       have_atoms = 1;
     } else if (!strcmp(f[0], "Velocities") && n == 1) {
       if (!have_atoms) return fail(r, FB_EXIT_USAGE, "Velocities before Atoms%s", "");
@@ -396,6 +490,7 @@ int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size
                   0,
                   0,
                   NULL,
+                  NULL,
                   NULL};
   if (!r.f) return snprintf(err, errlen, "%s: cannot read", md->data_file), FB_EXIT_RUNTIME;
   int more = 0, rc = FB_EXIT_USAGE;
@@ -417,7 +512,8 @@ int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size
   for (int d = 0; d < 3; d++) md->prd[d] = md->boxhi[d] - md->boxlo[d];
   r.seen = calloc((size_t)r.natoms + 1, 1);
   r.slot = malloc(((size_t)r.natoms + 1) * sizeof *r.slot);
-  if (!r.seen || !r.slot) {
+  if (!keep) r.ids = malloc((size_t)r.natoms * sizeof *r.ids);
+  if (!r.seen || !r.slot || (!keep && !r.ids)) {
     rc = fail(&r, FB_EXIT_RUNTIME, "out of memory reading %s", md->data_file);
     goto out;
   }
@@ -425,6 +521,7 @@ int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size
 out:
   free(r.seen);
   free(r.slot);
+  free(r.ids);
   fclose(r.f);
   return rc;
 }

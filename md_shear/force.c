@@ -418,7 +418,8 @@ static void overlap_check(FbContext *ctx, Md *md, double min_rsq) {
               msg, sizeof msg,
               "atoms %lld and %lld overlap at step %lld: %.3g apart, under %.3g (%.2g x cutoff); "
               "their force would overflow",
-              a->id[i], a->id[j], md->total_steps, sqrt(rsq), limit, MD_OVERLAP_FRACTION);
+              md_tag(md, a->id[i]), md_tag(md, a->id[j]), md->total_steps, sqrt(rsq), limit,
+              MD_OVERLAP_FRACTION);
           break;
         }
       }

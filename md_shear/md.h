@@ -20,6 +20,9 @@ enum { PH_PAIR, PH_NEIGH, PH_COMM, PH_REDUCTIONS, PH_OUTPUT, PH_OTHER, PH_COUNT 
 #define MD_PATH             256
 #define MD_NAME             32
 #define MD_GROUP_ALL        0
+/* LAMMPS domain.cpp's SMALL: a shrink-wrapped (s) box is this fraction of
+ * its length wider than its atoms, and read_data takes atoms that far out */
+#define MD_SHRINK_SMALL 1e-4
 
 /* Unit conversions of LAMMPS's update.cpp for the two unit systems we use. */
 typedef struct {
@@ -226,7 +229,11 @@ typedef struct {
   int orient[3][3];
   double origin[3], box_lattice[3];
   int replicate[3], periodic[3], ntypes, ntypes_deck;
-  char boundary[3];          /* LAMMPS's p, f, s, m */
+  char boundary[3]; /* LAMMPS's p, f, s, m */
+  /* A data file's atom ids when they are not 1..N (LAMMPS takes any
+   * distinct positive ids), ascending: atom k (1..N) inside md is the k-th
+   * of them, and every output names it tags[k - 1]. NULL: the ids are 1..N. */
+  long long *tags;
   double mass[MD_MAX_TYPES]; /* the masses used */
   double mass_deck[MD_MAX_TYPES], mass_data[MD_MAX_TYPES];
   int mass_deck_given, mass_data_given, mass_override;
@@ -270,7 +277,7 @@ typedef struct {
   double spacing[3];                 /* lattice spacings (oriented) */
   double boxlo[3], boxhi[3], prd[3]; /* the box the ranks divide (fixed after set-up) */
   double simlo[3], simhi[3];         /* LAMMPS's box now: shrink-wrapped in s and m dimensions */
-  double small[3];                   /* shrink-wrap margin: 1e-4 of the initial box (LAMMPS) */
+  double small[3];                   /* shrink-wrap margin: MD_SHRINK_SMALL of the initial box */
   double sublo[3], subhi[3], cutghost;
   long long natoms;
   FbDecomp decomp;
@@ -331,6 +338,10 @@ void md_atoms_free(MdAtoms *a); /* every per-atom array, and the counts to 0 */
 int md_owns(const Md *md, const double x[3]);
 int md_add_atom(Md *md, long long id, int type, const double x[3], const double v[3]);
 int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size_t errlen);
+/* The id that the data file (and so every output) gives atom id (1..N). */
+static inline long long md_tag(const Md *md, long long id) {
+  return md->tags ? md->tags[id - 1] : id;
+}
 /* potential.c */
 int md_potential_init(Md *md, const char *file_text, size_t file_len, char *err, size_t len);
 void md_potential_free(MdPotential *p);

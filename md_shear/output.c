@@ -27,8 +27,8 @@ void md_write_forces(FbContext *ctx, Md *md) {
     if (text) {
       at += (size_t)snprintf(text, cap, "# id fx fy fz at step 0 (%s units)\n", md->units.name);
       for (long long k = 0; k < md->natoms; k++)
-        at += (size_t)snprintf(text + at, cap - at, "%lld %.17g %.17g %.17g\n", k + 1, f[3 * k],
-                               f[3 * k + 1], f[3 * k + 2]);
+        at += (size_t)snprintf(text + at, cap - at, "%lld %.17g %.17g %.17g\n", md_tag(md, k + 1),
+                               f[3 * k], f[3 * k + 1], f[3 * k + 2]);
     }
     int err = text ? fb_write_file_atomic(md->forces_out, text, at) : ENOMEM;
     if (err) {
@@ -117,6 +117,10 @@ static hid_t h5md_create(const Md *md, const char *path, hid_t *all) {
   dataset(box, "edges", H5T_NATIVE_DOUBLE, 1, &three, md->prd);
   dataset(box, "offset", H5T_NATIVE_DOUBLE, 1, &three, md->boxlo);
   H5Gclose(box);
+  if (md->tags) { /* H5MD's id element, fixed in time: the data file's ids, in row order */
+    hsize_t n = (hsize_t)md->natoms;
+    dataset(*all, "id", H5T_NATIVE_LLONG, 1, &n, md->tags);
+  }
   return f;
 }
 
@@ -321,7 +325,7 @@ void md_dump_frame(FbContext *ctx, Md *md) {
           int key = md->dump_column[c];
           const char *sep = c ? " " : "";
           if (key == DU_ID)
-            fprintf(out, "%s%lld", sep, k + 1);
+            fprintf(out, "%s%lld", sep, md_tag(md, k + 1));
           else if (key == DU_TYPE)
             fprintf(out, "%s%d", sep, (int)g.tg[3 * k] + 1);
           else if (key <= DU_Z)
@@ -492,6 +496,23 @@ static int restart_mine(const Md *md, const double xyz[3]) {
   return mine;
 }
 
+/* The data file's ids, when the run that wrote the restart had them
+ * (particles/all/id): ascending and positive, one per atom. */
+static int restart_tags(hid_t f, Md *md, const char *path, char *err, size_t len) {
+  if (H5Lexists(f, "/particles/all/id", H5P_DEFAULT) <= 0) return 0;
+  long long n = md->natoms;
+  md->tags = malloc((size_t)n * sizeof *md->tags);
+  if (!md->tags) return snprintf(err, len, "out of memory"), FB_EXIT_RUNTIME;
+  int bad =
+      read_ds(f, "/particles/all/id", H5T_NATIVE_LLONG, md->tags, (hsize_t)n) || md->tags[0] < 1;
+  for (long long k = 1; k < n && !bad; k++) bad = md->tags[k] <= md->tags[k - 1];
+  if (bad) {
+    snprintf(err, len, "%s: damaged restart: bad particles/all/id", path);
+    return FB_EXIT_USAGE;
+  }
+  return 0;
+}
+
 /* The atoms: every rank reads them all and keeps those in its sub-box. */
 static int restart_atoms(hid_t f, Md *md, const char *path, char *err, size_t len) {
   size_t n = (size_t)md->natoms;
@@ -556,6 +577,7 @@ int md_restart_read(FbContext *ctx, Md *md, char *err, size_t len) {
   }
   int first_pass = md->atoms.cap == 0 && md->natoms == 0;
   int rc = restart_state(f, md, path, err, len);
+  if (!rc && !first_pass) rc = restart_tags(f, md, path, err, len);
   if (!rc && !first_pass) rc = restart_atoms(f, md, path, err, len);
   H5Fclose(f);
   return rc;

@@ -351,7 +351,7 @@ static void setup_box(FbContext *ctx, Md *md, const char *data, size_t data_len)
   }
   fb_agree(ctx, rc, err);
   for (int d = 0; d < 3; d++) { /* LAMMPS: set_initial_box */
-    md->small[d] = 1e-4 * md->prd[d];
+    md->small[d] = MD_SHRINK_SMALL * md->prd[d];
     md->simlo[d] = md->boxlo[d];
     md->simhi[d] = md->boxhi[d];
   }
@@ -444,6 +444,8 @@ void md_setup(FbContext *ctx, Md *md) {
 
 void md_free(Md *md) {
   md_atoms_free(&md->atoms);
+  free(md->tags);
+  md->tags = NULL;
   for (int s = 0; s < 6; s++) free(md->swap[s].send_list);
   memset(md->swap, 0, sizeof md->swap);
   md_neighbor_free(&md->neigh);

@@ -159,6 +159,62 @@ e = lambda r: 4 * (r ** -12 - r ** -6)
 want = 3 * e(1.1) + 3 * e((2 * 1.1 ** 2) ** 0.5)
 raise SystemExit(0 if steps == [0, 5, 10] and ids == [1, 2, 3, 4] and 'ITEM: BOX BOUNDS pp pp pp' in lines and abs(pe - want) < 1e-12 else 1)"
 
+# Data files as LAMMPS reads them (read_data): atoms past a periodic box
+# wrapped in, ids with gaps kept (the dump names them), a zero-tilt line, a
+# shrink-wrapped dimension's margin of 1e-4 of the box; refused as LAMMPS
+# refuses them, with the line named. Made from tests/md/small.data.
+layout() { # layout NAME ATOM-LINES [HEADER-LINE [BOUNDARY]]
+  { sed -n '1,8p' tests/md/small.data; [ -n "${3:-}" ] && echo "$3"; printf '\nMasses\n\n1 1.0\n\nAtoms # atomic\n\n'; printf "$2"; } >"$MDT/$1.data"
+  sed -e "s#tests/md/small.data#$MDT/$1.data#" -e "s/^periodic = 1 1 1$/boundary = ${4:-p p p}/" tests/md/small.ini >"$MDT/$1.ini"
+}
+layout ref '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.5\n'
+layout wrapped '1 1 11.0 1.0 1.0\n2 1 2.1 -19.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 32.5\n' '0.0 0.0 0.0 xy xz yz'
+layout gaps '30 1 1.0 2.1 1.0\n7 1 2.1 1.0 1.0\n3 1 1.0 1.0 1.0\n12 1 1.0 1.0 2.5\n'
+rm -f "$MDT/ref.jsonl" "$MDT/wrapped.jsonl" "$MDT/gaps.jsonl" "$MDT/gaps.dump"
+mpi 2 $MD -i "$MDT/ref.ini" --json "$MDT/ref.jsonl"
+mpi 2 $MD -i "$MDT/wrapped.ini" --json "$MDT/wrapped.jsonl"; rc=$?
+check "md read_data: atoms 1 to 3 box lengths past a periodic box (x 11, y -19, z 32.5) and a 0 0 0 tilt line read as the box itself (exit $rc; thermo $(thermo_same "$MDT/ref.jsonl" "$MDT/wrapped.jsonl" 0 | cut -d' ' -f2) from the wrapped file)" \
+  [ "$(thermo_same "$MDT/ref.jsonl" "$MDT/wrapped.jsonl" 0 | cut -d' ' -f1)" = true ]
+printf '[output]\ndump_every = 10\ndump_columns = id x y z\n' >>"$MDT/gaps.ini"
+mpi 2 $MD -i "$MDT/gaps.ini" --json "$MDT/gaps.jsonl" --dump "$MDT/gaps.dump"; rc=$?
+same=$(thermo_same "$MDT/ref.jsonl" "$MDT/gaps.jsonl" 0 2>/dev/null | cut -d' ' -f1)
+check "md read_data: ids 30 7 3 12 (gaps, any order): the same thermo, the dump lists 3 7 12 30 with their atoms (exit $rc, same thermo: ${same:-no record})" \
+  sh -c "[ '$same' = true ] && python3 -c \"
+lines = open('$MDT/gaps.dump').read().splitlines()
+i = lines.index('ITEM: ATOMS id x y z')
+rows = [l.split() for l in lines[i + 1:i + 5]]
+raise SystemExit(0 if [r[0] for r in rows] == ['3', '7', '12', '30'] and rows[0][1:] == ['1', '1', '1'] and rows[3][1:3] == ['1', '2.1000000000000001'] else 1)\""
+# a restart keeps those ids (H5MD's particles/all/id); the deck gives the
+# mass, as a restart's deck must
+sed 's/^units = lj$/units = lj\nmass = 1.0/' "$MDT/gaps.ini" >"$MDT/gapsm.ini"
+rm -f "$MDT/gaps.h5" "$MDT/gaps20.dump" "$MDT/gaps10+10.dump"
+mpi 2 $MD -i "$MDT/gapsm.ini" -n 20 --dump "$MDT/gaps20.dump" --quiet
+mpi 2 $MD -i "$MDT/gapsm.ini" --restart "$MDT/gaps.h5" --quiet
+mpi 2 $MD -i "$MDT/gapsm.ini" -n 20 --read-restart "$MDT/gaps.h5" --dump "$MDT/gaps10+10.dump" --quiet; rc=$?
+check "md restart of a file with id gaps: particles/all/id is 3 7 12 30, and 10 + 10 steps dump what 20 do, ids and all (exit $rc)" \
+  sh -c "h5dump -d /particles/all/id '$MDT/gaps.h5' | tr -d ' \n' | grep -q '(0):3,7,12,30}' && [ -s '$MDT/gaps20.dump' ] && [ \"\$(sed -n '/^ITEM: ATOMS/,\$p' '$MDT/gaps20.dump' | tail -n 5)\" = \"\$(sed -n '/^ITEM: ATOMS/,\$p' '$MDT/gaps10+10.dump' | tail -n 5)\" ]"
+layout s_margin '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 10.0009\n' '' 'p p s'
+rm -f "$MDT/s_margin.jsonl"
+mpi 2 $MD -i "$MDT/s_margin.ini" --json "$MDT/s_margin.jsonl"; rc=$?
+check "md read_data: an atom 9e-4 past a shrink-wrapped zhi (inside LAMMPS's margin of 1e-4 x 10) is read (exit $rc)" \
+  [ "$(json "$MDT/s_margin.jsonl" 'r["validation"]["status"] == "PASS" and r["results"]["atoms"] == 4' 2>/dev/null)" = true ]
+layout s_out '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 10.0011\n' '' 'p p s'
+layout f_hi '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 10.0\n' '' 'p p f'
+layout far '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 1e6\n'
+layout tilt '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n' '0.5 0.0 0.0 xy xz yz'
+layout dup '9 1 1.0 1.0 1.0\n5 1 2.1 1.0 1.0\n12 1 1.0 2.1 1.0\n5 1 1.0 1.0 2.1\n'
+layout zero '0 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n'
+for c in "s_out:$MDT/s_out.data:19: atom 4 is outside the box (a non-periodic dimension)" \
+         "f_hi:$MDT/f_hi.data:19: atom 4 is outside the box (a non-periodic dimension)" \
+         "far:$MDT/far.data:19: atom 4 is more than 10000 box lengths outside the box" \
+         "tilt:$MDT/tilt.data:9: triclinic boxes are not supported" \
+         "dup:$MDT/dup.data:19: atom id 5 appears twice" \
+         "zero:$MDT/zero.data:16: atom id 0 is not a positive integer"; do
+  layout_case=${c%%:*} want=${c#*:}
+  expect_exit "md read_data refuses $layout_case as LAMMPS does" 2 20 2 $MD -i "$MDT/$layout_case.ini"
+  check "md read_data $layout_case: the error says '${want#"$MDT/"}'" grep -qF "md: error: $want" "$OUT_FILE"
+done
+
 # Options and keys that shape the system.
 rm -f "$REC"
 mpi 2 $MD -i inputs/md/lj_bench.ini --replicate 2x1x1 --grid 1x1x2 -n 5 --json "$REC"

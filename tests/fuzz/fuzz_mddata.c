@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What a successful read promises: every atom once, inside the box, with a
- * known type, and a positive mass for every type when Masses was given. */
+/* What a successful read promises: every atom once, inside the box (a
+ * periodic dimension's [lo, hi), a shrink-wrapped one's LAMMPS margin), with a
+ * known type, a positive mass for every type when Masses was given, and the
+ * file's ids ascending when they are not 1..N. */
 static void check_atoms(const Md *md) {
   if (md->atoms.n_local != md->natoms || md->ntypes < 1 || md->ntypes > MD_MAX_TYPES) abort();
   char *seen = calloc((size_t)md->natoms + 1, 1);
@@ -18,9 +20,14 @@ static void check_atoms(const Md *md) {
     if (id < 1 || id > md->natoms || seen[id]) abort();
     seen[id] = 1;
     if (md->atoms.type[i] < 0 || md->atoms.type[i] >= md->ntypes) abort();
-    for (int d = 0; d < 3; d++)
-      if (!(md->atoms.x[i][d] >= md->boxlo[d] && md->atoms.x[i][d] <= md->boxhi[d])) abort();
+    for (int d = 0; d < 3; d++) {
+      double x = md->atoms.x[i][d], lo = md->boxlo[d], hi = md->boxhi[d];
+      double small = md->boundary[d] == 's' ? MD_SHRINK_SMALL * (hi - lo) : 0.0;
+      if (!(x >= lo - small && x < hi + small)) abort();
+    }
   }
+  for (long long k = 1; md->tags && k < md->natoms; k++)
+    if (!(md->tags[k] > md->tags[k - 1] && md->tags[0] >= 1)) abort();
   for (int t = 0; md->mass_data_given && t < md->ntypes; t++)
     if (!(md->mass_data[t] > 0.0)) abort();
   free(seen);
@@ -49,6 +56,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   else if (!err[0])
     abort();
   md_atoms_free(&md.atoms);
+  free(md.tags);
   free(text);
   return 0;
 }

@@ -93,6 +93,60 @@ neigh_delay = 0
 neigh_check = true
 """,
     },
+    # a data file laid out as LAMMPS accepts but never writes (held_out_layout
+    # below): ids with gaps (atoms deleted), the Atoms lines in reverse order,
+    # some atoms one or two box lengths outside the periodic box (read_data
+    # wraps them), and a zero-tilt "xy xz yz" line
+    "held_out_layout": {
+        "transform": "held_out_layout",
+        "make": """units lj
+atom_style atomic
+boundary p p p
+lattice fcc 0.8442
+region box block 0 6 0 6 0 6
+create_box 2 box
+create_atoms 1 box
+mass 1 1.0
+mass 2 1.7
+set type 1 type/fraction 2 0.35 8642
+delete_atoms porosity box 0.12 482793 compress no
+velocity all create 0.3 13579 loop geom
+displace_atoms all random 0.02 0.02 0.02 31
+write_data case.data
+""",
+        "run": """units lj
+atom_style atomic
+boundary p p p
+pair_style lj/cut 2.5
+read_data case.data
+pair_coeff 1 1 1.0 1.0
+pair_coeff 2 2 0.9 1.1
+""" + LJ_RUN_COMMON + """fix 1 all nve
+timestep 0.003
+thermo_style custom step temp pe ke etotal press
+thermo_modify format float %20.15g
+thermo 50
+run 1000
+""",
+        "deck": """[system]
+units = lj
+read_data = {dir}/case.data
+[potential]
+pair_style = lj/cut
+cutoff = 2.5
+pair_coeff = 1 1 1.0 1.0
+pair_coeff = 2 2 0.9 1.1
+[run]
+timestep = 0.003
+thermo_style = custom step temp pe ke etotal press
+steps = 1000
+thermo = 50
+skin = 0.3
+neigh_every = 1
+neigh_delay = 0
+neigh_check = true
+""",
+    },
     # arithmetic mixing, shifted, coefficients only in the input (the data
     # file has none), one cross pair given with its own cutoff
     "types3_arithmetic_shift": {
@@ -400,6 +454,39 @@ steps = 3000
     },
 }
 
+def held_out_layout(path):
+    """Rewrites write_data's file the way a hand-made one may be and LAMMPS
+    still reads it: a zero-tilt line after the box, the Atoms lines reversed,
+    every 7th atom one box length past xhi and every 11th two below ylo."""
+    lines = open(path).read().splitlines()
+    box = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) == 4 and parts[2].endswith("lo") and parts[3].endswith("hi"):
+            box[parts[2][0]] = float(parts[1]) - float(parts[0])
+    z = next(i for i, line in enumerate(lines) if line.split()[2:4] == ["zlo", "zhi"])
+    lines.insert(z + 1, "0.0 0.0 0.0 xy xz yz")
+    start = next(i for i, line in enumerate(lines) if line.startswith("Atoms")) + 2
+    end = start
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    atoms = []
+    for n, line in enumerate(lines[start:end]):
+        parts = line.split()
+        x, y = float(parts[2]), float(parts[3])
+        if n % 7 == 0:
+            x += box["x"]
+        if n % 11 == 0:
+            y -= 2 * box["y"]
+        atoms.append(" ".join(parts[:2] + [repr(x), repr(y)] + parts[4:]))
+    lines[start:end] = atoms[::-1]
+    ids = sorted(int(a.split()[0]) for a in atoms)
+    assert ids[-1] > len(ids), "the case needs ids with gaps"
+    open(path, "w").write("\n".join(lines) + "\n")
+
+
+TRANSFORMS = {"held_out_layout": held_out_layout}
+
 DUMP_DECK = """[output]
 dump = {dir}/md_first.dump
 dump_every = 1000000
@@ -507,6 +594,8 @@ def case(name, spec, md, mpirun, work, ranks):
     if run(["lmp", "-in", "make.in", "-log", "none"], d, os.path.join(d, "make.out")):
         print("not ok - md = LAMMPS %s: lmp could not build the system (%s/make.out)" % (name, d))
         return False
+    if spec.get("transform"):
+        TRANSFORMS[spec["transform"]](os.path.join(d, "case.data"))
     lmp_runs = {}
     for np in (1, 2):
         log = os.path.join(d, "lmp%d.out" % np)
