@@ -8,6 +8,8 @@
 
 const char *const pp_test_names[T_COUNT] = {"latency", "bw", "bibw", "allreduce"};
 #define PP_MAX_MESSAGE (1LL << 30)
+#define PP_DEFAULT_MIN "1" /* -m's ends when not given */
+#define PP_DEFAULT_MAX "8M"
 
 /* "8", "64K", "8M", "1G" (binary multiples). */
 static int parse_size(const char *text, long long *out) {
@@ -27,14 +29,21 @@ static int parse_size(const char *text, long long *out) {
   return 1;
 }
 
+/* -m as OSU takes it: MIN:MAX, MAX alone (from the default MIN) or MIN:
+ * alone (to the default MAX). */
 static void parse_range(FbContext *ctx, PingPong *pp) {
   const char *colon = strchr(pp->range, ':');
-  char lo_text[64] = "", hi_text[64] = "";
-  if (!colon || (size_t)(colon - pp->range) >= sizeof lo_text ||
-      strlen(colon + 1) >= sizeof hi_text)
-    fb_fail(ctx, FB_EXIT_USAGE, "option -m: '%s' is not MIN:MAX", pp->range);
-  memcpy(lo_text, pp->range, (size_t)(colon - pp->range));
-  strcpy(hi_text, colon + 1);
+  char lo_text[64] = PP_DEFAULT_MIN, hi_text[64] = PP_DEFAULT_MAX;
+  size_t lo_len = colon ? (size_t)(colon - pp->range) : 0;
+  const char *hi_part = colon ? colon + 1 : pp->range;
+  if (!pp->range[0] || (colon && !lo_len && !hi_part[0]) || lo_len >= sizeof lo_text ||
+      strlen(hi_part) >= sizeof hi_text)
+    fb_fail(ctx, FB_EXIT_USAGE, "option -m: '%s' is not [MIN:]MAX or MIN:", pp->range);
+  if (lo_len) {
+    memcpy(lo_text, pp->range, lo_len);
+    lo_text[lo_len] = '\0';
+  }
+  if (hi_part[0]) strcpy(hi_text, hi_part);
   long long lo, hi;
   if (!parse_size(lo_text, &lo))
     fb_fail(ctx, FB_EXIT_USAGE, "option -m: '%s' is not a size in bytes (0 to 1G)", lo_text);
@@ -80,14 +89,16 @@ static void parse_tests(FbContext *ctx, PingPong *pp) {
 void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
   memset(pp, 0, sizeof *pp);
   pp->test_name = "all";
-  pp->range = "1:8M";
+  pp->range = PP_DEFAULT_MIN ":" PP_DEFAULT_MAX;
   pp->pairs_mode = "one";
   pp->warmup = 100;
   pp->iterations = 1000;
   fb_option_string(ctx, "test", 0, &pp->test_name, "NAME",
                    "latency, bw, bibw, allreduce, a comma-separated list of them, or all");
-  fb_option_string(ctx, "message-sizes", 'm', &pp->range, "MIN:MAX",
-                   "message sizes in bytes, MIN then powers of two up to MAX (K, M, G allowed)");
+  fb_option_string(ctx, "message-sizes", 'm', &pp->range, "[MIN:]MAX",
+                   "message sizes in bytes, MIN then powers of two up to MAX (K, M, G\n"
+                   "                               allowed); as OSU's -m, MAX alone or MIN: alone "
+                   "keeps the\n                               other end's default");
   fb_option_int(ctx, "warmup", 'x', &pp->warmup, 0, 1000000, "N",
                 "untimed iterations per size (a tenth above 8 KiB)");
   fb_option_int(ctx, "iterations", 'i', &pp->iterations, 1, 100000000, "N",

@@ -45,6 +45,12 @@ rm -f "$REC"
 mpi 3 $PP --test latency -m 0:3M -i 10 -x 1 --validate --json "$REC"
 check "pingpong --validate, sizes 0 to 3M (MIN, powers of two, MAX): PASS" \
   [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and [p["size"] for p in r["results"]["latency"]][:3] == [0, 1, 2] and r["results"]["latency"][-1]["size"] == 3145728 and any(c["name"] == "message_bytes_wrong" for c in r["validation"]["checks"])')" = true ]
+# -m as OSU's: MAX alone from the default MIN (1), MIN: alone to the default MAX (8M)
+rm -f "$REC" "$REC.max"
+mpi 2 $PP --test latency -m 16 -i 10 -x 1 --json "$REC.max"
+mpi 2 $PP --test latency -m 2M: -i 10 -x 1 --json "$REC"
+check "pingpong -m 16 measures 1 to 16 B, -m 2M: 2M to 8M (OSU's [MIN:]MAX)" \
+  [ "$(json "$REC.max" '[p["size"] for p in r["results"]["latency"]] == [1, 2, 4, 8, 16]')$(json "$REC" '[p["size"] for p in r["results"]["latency"]] == [2097152, 4194304, 8388608]')" = truetrue ]
 
 for t in latency bw bibw allreduce; do
   rm -f "$REC"
