@@ -198,6 +198,11 @@ static int read_header(DataReader *r, Md *md, int *more) {
       if (count)
         return fail(r, FB_EXIT_USAGE,
                     "molecular topology (%s) is not supported: atom_style atomic only", f[1]);
+    } else if (n == 5 && !strcmp(f[1], "extra") && !strcmp(f[3], "per") && !strcmp(f[4], "atom") &&
+               (!strcmp(f[2], "bond") || !strcmp(f[2], "angle") || !strcmp(f[2], "dihedral") ||
+                !strcmp(f[2], "improper") || !strcmp(f[2], "special")) &&
+               parse_ll(f[0], &count) && count >= 0) {
+      /* room for topology added later: LAMMPS reads it for any atom style */
     } else if (n == 3 && !strcmp(f[2], "types") && parse_ll(f[0], &count)) {
       if (count)
         return fail(r, FB_EXIT_USAGE, "%s types are not supported: atom_style atomic only", f[1]);

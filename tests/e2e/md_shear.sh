@@ -175,6 +175,11 @@ mpi 2 $MD -i "$MDT/ref.ini" --json "$MDT/ref.jsonl"
 mpi 2 $MD -i "$MDT/wrapped.ini" --json "$MDT/wrapped.jsonl"; rc=$?
 check "md read_data: atoms 1 to 3 box lengths past a periodic box (x 11, y -19, z 32.5) and a 0 0 0 tilt line read as the box itself (exit $rc; thermo $(thermo_same "$MDT/ref.jsonl" "$MDT/wrapped.jsonl" 0 | cut -d' ' -f2) from the wrapped file)" \
   [ "$(thermo_same "$MDT/ref.jsonl" "$MDT/wrapped.jsonl" 0 | cut -d' ' -f1)" = true ]
+layout extra '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.5\n' '2 extra special per atom'
+rm -f "$MDT/extra.jsonl"
+mpi 2 $MD -i "$MDT/extra.ini" --json "$MDT/extra.jsonl"; rc=$?
+check "md read_data: an 'N extra special per atom' header line (LAMMPS reads it for any style) changes nothing (exit $rc)" \
+  [ "$(thermo_same "$MDT/ref.jsonl" "$MDT/extra.jsonl" 0 2>/dev/null | cut -d' ' -f1)" = true ]
 printf '[output]\ndump_every = 10\ndump_columns = id x y z\n' >>"$MDT/gaps.ini"
 mpi 2 $MD -i "$MDT/gaps.ini" --json "$MDT/gaps.jsonl" --dump "$MDT/gaps.dump"; rc=$?
 same=$(thermo_same "$MDT/ref.jsonl" "$MDT/gaps.jsonl" 0 2>/dev/null | cut -d' ' -f1)
