@@ -39,6 +39,32 @@ dump 1 all custom 1000000 first.dump id type x y z fx fy fz c_pe
 dump_modify 1 format float %20.15g sort id
 """
 
+# the periodic LJ cases' run input up to their coefficients
+LJ_READ_PERIODIC = """units lj
+atom_style atomic
+boundary p p p
+pair_style lj/cut 2.5
+read_data case.data
+"""
+# 1000 NVE steps of 0.003 with thermo every 50: the LAMMPS commands and md's deck
+LJ_NVE_RUN = """fix 1 all nve
+timestep 0.003
+thermo_style custom step temp pe ke etotal press
+thermo_modify format float %20.15g
+thermo 50
+run 1000
+"""
+LJ_NVE_DECK = """[run]
+timestep = 0.003
+thermo_style = custom step temp pe ke etotal press
+steps = 1000
+thermo = 50
+skin = 0.3
+neigh_every = 1
+neigh_delay = 0
+neigh_check = true
+"""
+
 CASES = {
     # three types, masses 1 / 2 / 0.5, coefficients from the data file's
     # Pair Coeffs, mixed geometrically for the pairs not given; plain truncation
@@ -63,18 +89,7 @@ velocity all create 0.3 87287 loop geom
 displace_atoms all random 0.02 0.02 0.02 777
 write_data case.data
 """,
-        "run": """units lj
-atom_style atomic
-boundary p p p
-pair_style lj/cut 2.5
-read_data case.data
-""" + LJ_RUN_COMMON + """fix 1 all nve
-timestep 0.003
-thermo_style custom step temp pe ke etotal press
-thermo_modify format float %20.15g
-thermo 50
-run 1000
-""",
+        "run": LJ_READ_PERIODIC + LJ_RUN_COMMON + LJ_NVE_RUN,
         "deck": """[system]
 units = lj
 read_data = {dir}/case.data
@@ -82,16 +97,7 @@ boundary = p p p
 [potential]
 pair_style = lj/cut
 cutoff = 2.5
-[run]
-timestep = 0.003
-thermo_style = custom step temp pe ke etotal press
-steps = 1000
-thermo = 50
-skin = 0.3
-neigh_every = 1
-neigh_delay = 0
-neigh_check = true
-""",
+""" + LJ_NVE_DECK,
     },
     # a data file laid out as LAMMPS accepts but never writes (held_out_layout
     # below): ids with gaps (atoms deleted), the Atoms lines in reverse order,
@@ -114,20 +120,9 @@ velocity all create 0.3 13579 loop geom
 displace_atoms all random 0.02 0.02 0.02 31
 write_data case.data
 """,
-        "run": """units lj
-atom_style atomic
-boundary p p p
-pair_style lj/cut 2.5
-read_data case.data
-pair_coeff 1 1 1.0 1.0
+        "run": LJ_READ_PERIODIC + """pair_coeff 1 1 1.0 1.0
 pair_coeff 2 2 0.9 1.1
-""" + LJ_RUN_COMMON + """fix 1 all nve
-timestep 0.003
-thermo_style custom step temp pe ke etotal press
-thermo_modify format float %20.15g
-thermo 50
-run 1000
-""",
+""" + LJ_RUN_COMMON + LJ_NVE_RUN,
         "deck": """[system]
 units = lj
 read_data = {dir}/case.data
@@ -136,16 +131,7 @@ pair_style = lj/cut
 cutoff = 2.5
 pair_coeff = 1 1 1.0 1.0
 pair_coeff = 2 2 0.9 1.1
-[run]
-timestep = 0.003
-thermo_style = custom step temp pe ke etotal press
-steps = 1000
-thermo = 50
-skin = 0.3
-neigh_every = 1
-neigh_delay = 0
-neigh_check = true
-""",
+""" + LJ_NVE_DECK,
     },
     # arithmetic mixing, shifted, coefficients only in the input (the data
     # file has none), one cross pair given with its own cutoff
@@ -165,23 +151,12 @@ velocity all create 0.25 4242 loop geom
 displace_atoms all random 0.02 0.02 0.02 99
 write_data case.data
 """,
-        "run": """units lj
-atom_style atomic
-boundary p p p
-pair_style lj/cut 2.5
-read_data case.data
-pair_coeff 1 1 1.0 1.0
+        "run": LJ_READ_PERIODIC + """pair_coeff 1 1 1.0 1.0
 pair_coeff 2 2 0.9 1.05
 pair_coeff 3 3 1.1 0.95
 pair_coeff 1 3 0.7 1.0 2.2
 pair_modify mix arithmetic shift yes
-""" + LJ_RUN_COMMON + """fix 1 all nve
-timestep 0.003
-thermo_style custom step temp pe ke etotal press
-thermo_modify format float %20.15g
-thermo 50
-run 1000
-""",
+""" + LJ_RUN_COMMON + LJ_NVE_RUN,
         "deck": """[system]
 units = lj
 read_data = {dir}/case.data
@@ -194,16 +169,7 @@ pair_coeff = 3 3 1.1 0.95
 pair_coeff = 1 3 0.7 1.0 2.2
 mix = arithmetic
 shift = yes
-[run]
-timestep = 0.003
-thermo_style = custom step temp pe ke etotal press
-steps = 1000
-thermo = 50
-skin = 0.3
-neigh_every = 1
-neigh_delay = 0
-neigh_check = true
-""",
+""" + LJ_NVE_DECK,
     },
     # a shrink-wrapped cluster (boundary s s p): the pressure divides by the
     # box LAMMPS keeps (the atoms' extent plus its margin, reset at each
