@@ -46,24 +46,21 @@ boundary p p p
 pair_style lj/cut 2.5
 read_data case.data
 """
+def lj_deck(boundary):
+    """md's deck for an LJ case read from case.data, up to its coefficients."""
+    return ("[system]\nunits = lj\nread_data = {dir}/case.data\nboundary = %s\n"
+            "[potential]\npair_style = lj/cut\ncutoff = 2.5\n" % boundary)
+
+
 # 1000 NVE steps of 0.003 with thermo every 50: the LAMMPS commands and md's deck
-LJ_NVE_RUN = """fix 1 all nve
-timestep 0.003
-thermo_style custom step temp pe ke etotal press
-thermo_modify format float %20.15g
-thermo 50
-run 1000
-"""
-LJ_NVE_DECK = """[run]
-timestep = 0.003
-thermo_style = custom step temp pe ke etotal press
-steps = 1000
-thermo = 50
-skin = 0.3
-neigh_every = 1
-neigh_delay = 0
-neigh_check = true
-"""
+def lj_nve_run(columns="step temp pe ke etotal press"):
+    return ("fix 1 all nve\ntimestep 0.003\nthermo_style custom %s\n"
+            "thermo_modify format float %%20.15g\nthermo 50\nrun 1000\n" % columns)
+
+
+def lj_nve_deck(columns="step temp pe ke etotal press"):
+    return ("[run]\ntimestep = 0.003\nthermo_style = custom %s\nsteps = 1000\nthermo = 50\n"
+            "skin = 0.3\nneigh_every = 1\nneigh_delay = 0\nneigh_check = true\n" % columns)
 
 CASES = {
     # three types, masses 1 / 2 / 0.5, coefficients from the data file's
@@ -89,15 +86,8 @@ velocity all create 0.3 87287 loop geom
 displace_atoms all random 0.02 0.02 0.02 777
 write_data case.data
 """,
-        "run": LJ_READ_PERIODIC + LJ_RUN_COMMON + LJ_NVE_RUN,
-        "deck": """[system]
-units = lj
-read_data = {dir}/case.data
-boundary = p p p
-[potential]
-pair_style = lj/cut
-cutoff = 2.5
-""" + LJ_NVE_DECK,
+        "run": LJ_READ_PERIODIC + LJ_RUN_COMMON + lj_nve_run(),
+        "deck": lj_deck("p p p") + lj_nve_deck(),
     },
     # a data file laid out as LAMMPS accepts but never writes (held_out_layout
     # below): ids with gaps (atoms deleted), the Atoms lines in reverse order,
@@ -122,16 +112,10 @@ write_data case.data
 """,
         "run": LJ_READ_PERIODIC + """pair_coeff 1 1 1.0 1.0
 pair_coeff 2 2 0.9 1.1
-""" + LJ_RUN_COMMON + LJ_NVE_RUN,
-        "deck": """[system]
-units = lj
-read_data = {dir}/case.data
-[potential]
-pair_style = lj/cut
-cutoff = 2.5
-pair_coeff = 1 1 1.0 1.0
+""" + LJ_RUN_COMMON + lj_nve_run(),
+        "deck": lj_deck("p p p") + """pair_coeff = 1 1 1.0 1.0
 pair_coeff = 2 2 0.9 1.1
-""" + LJ_NVE_DECK,
+""" + lj_nve_deck(),
     },
     # arithmetic mixing, shifted, coefficients only in the input (the data
     # file has none), one cross pair given with its own cutoff
@@ -156,20 +140,14 @@ pair_coeff 2 2 0.9 1.05
 pair_coeff 3 3 1.1 0.95
 pair_coeff 1 3 0.7 1.0 2.2
 pair_modify mix arithmetic shift yes
-""" + LJ_RUN_COMMON + LJ_NVE_RUN,
-        "deck": """[system]
-units = lj
-read_data = {dir}/case.data
-[potential]
-pair_style = lj/cut
-cutoff = 2.5
-pair_coeff = 1 1 1.0 1.0
+""" + LJ_RUN_COMMON + lj_nve_run(),
+        "deck": lj_deck("p p p") + """pair_coeff = 1 1 1.0 1.0
 pair_coeff = 2 2 0.9 1.05
 pair_coeff = 3 3 1.1 0.95
 pair_coeff = 1 3 0.7 1.0 2.2
 mix = arithmetic
 shift = yes
-""" + LJ_NVE_DECK,
+""" + lj_nve_deck(),
     },
     # a shrink-wrapped cluster (boundary s s p): the pressure divides by the
     # box LAMMPS keeps (the atoms' extent plus its margin, reset at each
@@ -195,31 +173,8 @@ boundary s s p
 pair_style lj/cut 2.5
 read_data case.data
 pair_coeff * * 1.0 1.0
-""" + LJ_RUN_COMMON + """fix 1 all nve
-timestep 0.003
-thermo_style custom step temp pe ke etotal press vol
-thermo_modify format float %20.15g
-thermo 50
-run 1000
-""",
-        "deck": """[system]
-units = lj
-read_data = {dir}/case.data
-boundary = s s p
-[potential]
-pair_style = lj/cut
-cutoff = 2.5
-pair_coeff = * * 1.0 1.0
-[run]
-timestep = 0.003
-thermo_style = custom step temp pe ke etotal press vol
-steps = 1000
-thermo = 50
-skin = 0.3
-neigh_every = 1
-neigh_delay = 0
-neigh_check = true
-""",
+""" + LJ_RUN_COMMON + lj_nve_run("step temp pe ke etotal press vol"),
+        "deck": lj_deck("s s p") + "pair_coeff = * * 1.0 1.0\n" + lj_nve_deck("step temp pe ke etotal press vol"),
     },
     # a sheared LJ slab with wall types from the data file: groups by type,
     # fix setforce on the walls, the upper wall moving, a vx ramp, and the
@@ -272,14 +227,7 @@ thermo_modify temp new2d
 reset_timestep 0
 run 800
 """,
-        "deck": """[system]
-units = lj
-read_data = {dir}/case.data
-boundary = p s p
-[potential]
-pair_style = lj/cut
-cutoff = 2.5
-pair_coeff = * * 1.0 1.0
+        "deck": lj_deck("p s p") + """pair_coeff = * * 1.0 1.0
 [groups]
 lower = type 2
 upper = type 3
