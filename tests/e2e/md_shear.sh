@@ -120,7 +120,9 @@ check "md read_data without Velocities: created at T = 1, zero momentum" \
 
 # The same numbers as LAMMPS (Debian's lmp) on LAMMPS's own data files:
 # several types with mixed and per-pair coefficients, non-unit masses,
-# shrink-wrapped boundaries, a sheared slab with wall types, and LAMMPS's
+# shrink-wrapped boundaries, a sheared slab with wall types, a file laid out
+# as LAMMPS reads but never writes one, EAM crystals on three more of
+# lammps-data's files (two- and three-element setfl, funcfl), and LAMMPS's
 # examples/shear itself; every thermo column at every thermo step, and the
 # first step's per-atom positions, forces and energies (tests/md/lammps_cases.py).
 if command -v lmp >/dev/null 2>&1; then

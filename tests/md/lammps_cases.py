@@ -19,7 +19,8 @@ import os
 import subprocess
 import sys
 
-NI_U3 = "/usr/share/lammps/potentials/Ni_u3.eam"
+POTENTIALS = "/usr/share/lammps/potentials"  # Debian's lammps-data
+NI_U3 = POTENTIALS + "/Ni_u3.eam"
 
 # Tolerances (relative, as above). LAMMPS against itself at 1 and 2 ranks
 # differs by 1e-13 to 1e-12 over these runs (the systems are chosen cold and
@@ -32,7 +33,7 @@ FORCE_TOL = 1e-12
 # LAMMPS's own spread there, and within 1e-9 over the equilibration.
 SHEAR_FLOOR_FACTOR = 10.0
 
-LJ_RUN_COMMON = """neighbor 0.3 bin
+RUN_COMMON = """neighbor 0.3 bin
 neigh_modify delay 0 every 1 check yes
 compute pe all pe/atom
 dump 1 all custom 1000000 first.dump id type x y z fx fy fz c_pe
@@ -62,6 +63,63 @@ def lj_nve_deck(columns="step temp pe ke etotal press"):
     return ("[run]\ntimestep = 0.003\nthermo_style = custom %s\nsteps = 1000\nthermo = 50\n"
             "skin = 0.3\nneigh_every = 1\nneigh_delay = 0\nneigh_check = true\n" % columns)
 
+def eam_case(style, file, elements, a, types):
+    """A periodic fcc crystal of lattice constant a (6^3 cells: every rank's
+    sub-box of three at least the cutoff plus skin wide) with types
+    atom types (type 2 a random 40%), on the EAM file of LAMMPS's potentials
+    (setfl: mapped to elements), 600 K, displaced, 300 NVE steps of 1 fs."""
+    path = "%s/%s" % (POTENTIALS, file)
+    coeff = "pair_coeff * * %s %s" % (path, elements) if style == "eam/alloy" else \
+        "pair_coeff * * %s" % path
+    mix = "set type 1 type/fraction 2 0.4 9753\n" if types > 1 else ""
+    deck_elements = "elements = %s\n" % elements if elements else ""
+    return {
+        "needs": path,
+        "make": """units metal
+atom_style atomic
+boundary p p p
+lattice fcc %g
+region box block 0 6 0 6 0 6
+create_box %d box
+create_atoms 1 box
+pair_style %s
+%s
+%svelocity all create 600.0 24680 loop geom
+displace_atoms all random 0.03 0.03 0.03 1357
+write_data case.data
+""" % (a, types, style, coeff, mix),
+        "run": """units metal
+atom_style atomic
+boundary p p p
+read_data case.data
+pair_style %s
+%s
+""" % (style, coeff) + RUN_COMMON + """fix 1 all nve
+timestep 0.001
+thermo_style custom step temp pe ke etotal press
+thermo_modify format float %20.15g
+thermo 25
+run 300
+""",
+        "deck": """[system]
+units = metal
+read_data = {dir}/case.data
+[potential]
+pair_style = %s
+file = %s
+%s[run]
+timestep = 0.001
+thermo_style = custom step temp pe ke etotal press
+steps = 300
+thermo = 25
+skin = 0.3
+neigh_every = 1
+neigh_delay = 0
+neigh_check = true
+""" % (style, path, deck_elements),
+    }
+
+
 CASES = {
     # three types, masses 1 / 2 / 0.5, coefficients from the data file's
     # Pair Coeffs, mixed geometrically for the pairs not given; plain truncation
@@ -86,7 +144,7 @@ velocity all create 0.3 87287 loop geom
 displace_atoms all random 0.02 0.02 0.02 777
 write_data case.data
 """,
-        "run": LJ_READ_PERIODIC + LJ_RUN_COMMON + lj_nve_run(),
+        "run": LJ_READ_PERIODIC + RUN_COMMON + lj_nve_run(),
         "deck": lj_deck("p p p") + lj_nve_deck(),
     },
     # a data file laid out as LAMMPS accepts but never writes (held_out_layout
@@ -112,7 +170,7 @@ write_data case.data
 """,
         "run": LJ_READ_PERIODIC + """pair_coeff 1 1 1.0 1.0
 pair_coeff 2 2 0.9 1.1
-""" + LJ_RUN_COMMON + lj_nve_run(),
+""" + RUN_COMMON + lj_nve_run(),
         "deck": lj_deck("p p p") + """pair_coeff = 1 1 1.0 1.0
 pair_coeff = 2 2 0.9 1.1
 """ + lj_nve_deck(),
@@ -140,7 +198,7 @@ pair_coeff 2 2 0.9 1.05
 pair_coeff 3 3 1.1 0.95
 pair_coeff 1 3 0.7 1.0 2.2
 pair_modify mix arithmetic shift yes
-""" + LJ_RUN_COMMON + lj_nve_run(),
+""" + RUN_COMMON + lj_nve_run(),
         "deck": lj_deck("p p p") + """pair_coeff = 1 1 1.0 1.0
 pair_coeff = 2 2 0.9 1.05
 pair_coeff = 3 3 1.1 0.95
@@ -173,7 +231,7 @@ boundary s s p
 pair_style lj/cut 2.5
 read_data case.data
 pair_coeff * * 1.0 1.0
-""" + LJ_RUN_COMMON + lj_nve_run("step temp pe ke etotal press vol"),
+""" + RUN_COMMON + lj_nve_run("step temp pe ke etotal press vol"),
         "deck": lj_deck("s s p") + "pair_coeff = * * 1.0 1.0\n" + lj_nve_deck("step temp pe ke etotal press vol"),
     },
     # a sheared LJ slab with wall types from the data file: groups by type,
@@ -203,7 +261,7 @@ boundary p s p
 pair_style lj/cut 2.5
 read_data case.data
 pair_coeff * * 1.0 1.0
-""" + LJ_RUN_COMMON + """group lower type 2
+""" + RUN_COMMON + """group lower type 2
 group upper type 3
 group boundary union lower upper
 group mobile subtract all boundary
@@ -260,6 +318,14 @@ reset_timestep = 0
 steps = 800
 """,
     },
+    # EAM files other than the shear example's, each a periodic fcc crystal
+    # at 600 K, displaced, 300 NVE steps of 1 fs: a two-element setfl file
+    # (CuNi: the cross pair phi_CuNi, the elements in the file's order
+    # reversed in the types), three of a setfl file's elements taken in
+    # another order (NiAlH: Al and Ni), and another funcfl file (Cu_u3)
+    "eam_alloy_cuni": eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.56, 2),
+    "eam_alloy_subset": eam_case("eam/alloy", "NiAlH_jea.eam.alloy", "Al Ni", 3.6, 2),
+    "eam_funcfl_cu": eam_case("eam", "Cu_u3.eam", "", 3.615, 1),
     # LAMMPS's examples/shear (EAM Ni_u3, 1912 atoms) from the data file
     # LAMMPS writes after its set-up (velocities included): both runs
     "shear_example": {
