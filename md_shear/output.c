@@ -422,6 +422,8 @@ void md_restart_write(FbContext *ctx, Md *md) {
       dataset(fbg, "boxhi", H5T_NATIVE_DOUBLE, 1, &three, md->boxhi);
       dataset(fbg, "spacing", H5T_NATIVE_DOUBLE, 1, &three, md->spacing);
       dataset(fbg, "timestep", H5T_NATIVE_DOUBLE, 1, &one, &md->dt);
+      hsize_t types = (hsize_t)md->ntypes; /* the masses used, as LAMMPS's restarts keep them */
+      dataset(fbg, "mass", H5T_NATIVE_DOUBLE, 1, &types, md->mass);
       H5Gclose(fbg);
       H5Gclose(p);
       if (H5Fclose(f) < 0) {
@@ -480,6 +482,10 @@ static int restart_state(hid_t f, Md *md, const char *path, char *err, size_t le
     md->start_step = state[0];
     md->start_stage = (int)state[1];
     md->stage_begin = state[4];
+    /* the masses the run used (restarts before they were kept: the deck's) */
+    if (read_ds(f, "/parameters/fabricbench/mass", H5T_NATIVE_DOUBLE, md->mass_data,
+                (hsize_t)md->ntypes) == 0)
+      md->mass_data_given = 1;
   }
   return 0;
 }

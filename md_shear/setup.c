@@ -305,9 +305,10 @@ static void resolve_masses(FbContext *ctx, Md *md) {
     double data = md->mass_data_given ? md->mass_data[t] : 0.0;
     if (data > 0.0 && deck > 0.0 && data != deck && !md->mass_override)
       fb_fail(ctx, FB_EXIT_USAGE,
-              "%s: 'mass' %g for type %d contradicts the Masses section of %s (%g); "
+              "%s: 'mass' %g for type %d contradicts the %s (%g); "
               "mass_override = true to use the deck's",
-              md->deck_path, deck, t + 1, md->data_file, data);
+              md->deck_path, deck, t + 1,
+              md->restart_in[0] ? "restart's masses" : "data file's Masses section", data);
     md->mass[t] = md->mass_override && deck > 0.0 ? deck : data > 0.0 ? data : deck;
     if (!(md->mass[t] > 0.0))
       fb_fail(ctx, FB_EXIT_USAGE,

@@ -191,15 +191,14 @@ lines = open('$MDT/gaps.dump').read().splitlines()
 i = lines.index('ITEM: ATOMS id x y z')
 rows = [l.split() for l in lines[i + 1:i + 5]]
 raise SystemExit(0 if [r[0] for r in rows] == ['3', '7', '12', '30'] and rows[0][1:] == ['1', '1', '1'] and rows[3][1:3] == ['1', '2.1000000000000001'] else 1)\""
-# a restart keeps those ids (H5MD's particles/all/id); the deck gives the
-# mass, as a restart's deck must
-sed 's/^units = lj$/units = lj\nmass = 1.0/' "$MDT/gaps.ini" >"$MDT/gapsm.ini"
+# a restart keeps those ids (H5MD's particles/all/id) and the masses (the
+# data file's Masses: the deck gives none)
 rm -f "$MDT/gaps.h5" "$MDT/gaps20.dump" "$MDT/gaps10+10.dump"
-mpi 2 $MD -i "$MDT/gapsm.ini" -n 20 --dump "$MDT/gaps20.dump" --quiet
-mpi 2 $MD -i "$MDT/gapsm.ini" --restart "$MDT/gaps.h5" --quiet
-mpi 2 $MD -i "$MDT/gapsm.ini" -n 20 --read-restart "$MDT/gaps.h5" --dump "$MDT/gaps10+10.dump" --quiet; rc=$?
-check "md restart of a file with id gaps: particles/all/id is 3 7 12 30, and 10 + 10 steps dump what 20 do, ids and all (exit $rc)" \
-  sh -c "h5dump -d /particles/all/id '$MDT/gaps.h5' | tr -d ' \n' | grep -q '(0):3,7,12,30}' && [ -s '$MDT/gaps20.dump' ] && [ \"\$(sed -n '/^ITEM: ATOMS/,\$p' '$MDT/gaps20.dump' | tail -n 5)\" = \"\$(sed -n '/^ITEM: ATOMS/,\$p' '$MDT/gaps10+10.dump' | tail -n 5)\" ]"
+mpi 2 $MD -i "$MDT/gaps.ini" -n 20 --dump "$MDT/gaps20.dump" --quiet
+mpi 2 $MD -i "$MDT/gaps.ini" --restart "$MDT/gaps.h5" --quiet
+mpi 2 $MD -i "$MDT/gaps.ini" -n 20 --read-restart "$MDT/gaps.h5" --dump "$MDT/gaps10+10.dump" --quiet; rc=$?
+check "md restart of a data file's run: particles/all/id 3 7 12 30, its masses kept, and 10 + 10 steps dump what 20 do, ids and all (exit $rc)" \
+  sh -c "h5dump -d /particles/all/id '$MDT/gaps.h5' | tr -d ' \n' | grep -q '(0):3,7,12,30}' && h5dump -d /parameters/fabricbench/mass '$MDT/gaps.h5' | tr -d ' \n' | grep -q '(0):1}' && [ -s '$MDT/gaps20.dump' ] && [ \"\$(sed -n '/^ITEM: ATOMS/,\$p' '$MDT/gaps20.dump' | tail -n 5)\" = \"\$(sed -n '/^ITEM: ATOMS/,\$p' '$MDT/gaps10+10.dump' | tail -n 5)\" ]"
 layout s_margin '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 10.0009\n' '' 'p p s'
 rm -f "$MDT/s_margin.jsonl"
 mpi 2 $MD -i "$MDT/s_margin.ini" --json "$MDT/s_margin.jsonl"; rc=$?
