@@ -78,9 +78,11 @@ typedef struct {
   int *type, *group;
 } MdAtoms;
 
-/* One of the six ghost swaps: atoms sent to a neighbour and received back. */
+/* One ghost swap: atoms sent to a neighbour and received back. A dimension
+ * has two swaps (down, up) per hop, and as many hops as it takes for every
+ * rank to see the cutoff plus skin beyond its sub-box (LAMMPS's need). */
 typedef struct {
-  int dim, dir;           /* dir 0: send to the lower neighbour, 1: upper */
+  int dim, dir, hop;      /* dir 0: send to the lower neighbour, 1: upper */
   int send_to, recv_from; /* ranks, MPI_PROC_NULL at a non-periodic wall */
   int n_send, n_recv, first_recv, cap_send;
   int *send_list;
@@ -281,7 +283,8 @@ typedef struct {
   double sublo[3], subhi[3], cutghost;
   long long natoms;
   FbDecomp decomp;
-  MdSwap swap[6];
+  MdSwap *swap; /* n_swaps of them, by dimension, hop, then direction */
+  int n_swaps, hops[3];
   MdAtoms atoms;
   MdNeighbor neigh;
   MdComm comm;

@@ -1,11 +1,13 @@
 /* md_comm.c: every MPI call of md_shear. Ghost atoms come from the six face
  * neighbours in three dimension-by-dimension stages (so edge and corner
  * ghosts arrive through two or three hops), with periodic images shifted by
- * the box length; positions go forward every step, forces (and EAM
- * densities) come back, EAM embedding derivatives go forward, and atoms
- * that left the sub-box migrate at each neighbour-list rebuild. */
+ * the box length; a sub-box thinner than the cutoff plus skin takes more
+ * hops along its dimension, each passing on what the one before brought; positions go forward every
+ * step, forces (and EAM densities) come back, EAM embedding derivatives go forward, and atoms that
+ * left the sub-box migrate at each neighbour-list rebuild. */
 #include "md.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,22 +62,60 @@ static int exchange_count(FbContext *ctx, Md *md, int n_out, int to, int from) {
   return from == MPI_PROC_NULL ? 0 : n_in;
 }
 
+/* A bound on the hops of one dimension, for the conversion to int only: the
+ * memory check before it refuses a ghost shell that deep (1000 hops over a
+ * one-atom sub-box is 8e9 ghost images). */
+#define MD_MAX_HOPS 1000
+
+/* Hops along each dimension: enough that every rank within the cutoff plus
+ * skin sends (LAMMPS's Comm::setup, uniform layout), at most the other ranks
+ * of a non-periodic dimension; a periodic dimension may take more hops than
+ * it has ranks, for the images of images in a box under the cutoff. */
 void md_comm_setup(FbContext *ctx, Md *md) {
   md->comm.cart = md->decomp.cart;
+  long long total = 0;
+  for (int d = 0; d < 3; d++) {
+    int p = md->decomp.dims[d];
+    double hops = floor(md->cutghost * p / md->prd[d]) + 1.0;
+    if (!(hops <= MD_MAX_HOPS))
+      fb_fail(ctx, FB_EXIT_USAGE,
+              "the cutoff plus skin (%.4g) spans %.3g sub-boxes along %c (%d ranks over %.4g); "
+              "at most %d",
+              md->cutghost, hops, "xyz"[d], p, md -> prd[d], MD_MAX_HOPS);
+    if (!md->periodic[d] && hops > p - 1) hops = p - 1;
+    md->hops[d] = (int)hops;
+    total += 2 * md->hops[d];
+  }
+  md->n_swaps = (int)total;
+  md->swap = calloc(total ? (size_t)total : 1, sizeof *md->swap);
+  if (!md->swap) fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for the ghost swaps");
+  MdSwap *s = md->swap;
   for (int d = 0; d < 3; d++)
-    for (int dir = 0; dir < 2; dir++) {
-      MdSwap *s = &md->swap[2 * d + dir];
-      s->dim = d;
-      s->dir = dir;
-      s->send_to = dir == 0 ? md->decomp.nbr_lo[d] : md->decomp.nbr_hi[d];
-      s->recv_from = dir == 0 ? md->decomp.nbr_hi[d] : md->decomp.nbr_lo[d];
-      memset(s->shift, 0, sizeof s->shift);
-      if (md->periodic[d] && dir == 0 && md->decomp.coords[d] == 0) s->shift[d] = md->prd[d];
-      if (md->periodic[d] && dir == 1 && md->decomp.coords[d] == md->decomp.dims[d] - 1)
-        s->shift[d] = -md->prd[d];
-    }
+    for (int hop = 0; hop < md->hops[d]; hop++)
+      for (int dir = 0; dir < 2; dir++, s++) {
+        s->dim = d;
+        s->dir = dir;
+        s->hop = hop;
+        s->send_to = dir == 0 ? md->decomp.nbr_lo[d] : md->decomp.nbr_hi[d];
+        s->recv_from = dir == 0 ? md->decomp.nbr_hi[d] : md->decomp.nbr_lo[d];
+        if (md->periodic[d] && dir == 0 && md->decomp.coords[d] == 0) s->shift[d] = md->prd[d];
+        if (md->periodic[d] && dir == 1 && md->decomp.coords[d] == md->decomp.dims[d] - 1)
+          s->shift[d] = -md->prd[d];
+      }
   if (md_atoms_reserve(&md->atoms, md->atoms.n_local + 1))
     fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for atoms");
+}
+
+/* Whether a swap sends atom position x (along its dimension). The first hop
+ * sends the atoms within the cutoff plus skin of the face; a later hop
+ * passes on those of the ghosts the hop before brought that are within it
+ * too, the ones from the far side only (LAMMPS's slabs: the middle of the
+ * sub-box parts them). */
+static int sends(const Md *md, const MdSwap *s, double x) {
+  int d = s->dim;
+  double mid = 0.5 * (md->sublo[d] + md->subhi[d]);
+  if (s->dir == 0) return x < md->sublo[d] + md->cutghost && (s->hop == 0 || x >= mid);
+  return x >= md->subhi[d] - md->cutghost && (s->hop == 0 || x < mid);
 }
 
 /* Builds the ghost atoms and the swap lists (after migration). */
@@ -83,18 +123,18 @@ void md_borders(FbContext *ctx, Md *md) {
   MdAtoms *a = &md->atoms;
   fb_timer_start(&ctx->timers, PH_COMM);
   a->n_ghost = 0;
-  int nlast = a->n_local;
-  for (int sw = 0; sw < 6; sw++) {
+  int nfirst = 0, nlast = 0;
+  for (int sw = 0; sw < md->n_swaps; sw++) {
     MdSwap *s = &md->swap[sw];
     int d = s->dim;
-    if (s->dir == 0)
-      nlast = a->n_local + a->n_ghost; /* both swaps of a dimension send the same atoms */
+    if (s->dir == 0) {                  /* both swaps of a hop send from the same atoms: */
+      nfirst = s->hop == 0 ? 0 : nlast; /* all at the first, the last hop's ghosts after */
+      nlast = a->n_local + a->n_ghost;
+    }
     s->n_send = 0;
     if (s->send_to != MPI_PROC_NULL) {
-      for (int i = 0; i < nlast; i++) {
-        int send = s->dir == 0 ? a->x[i][d] < md->sublo[d] + md->cutghost
-                               : a->x[i][d] >= md->subhi[d] - md->cutghost;
-        if (!send) continue;
+      for (int i = nfirst; i < nlast; i++) {
+        if (!sends(md, s, a->x[i][d])) continue;
         if (s->n_send == s->cap_send) {
           int cap = s->cap_send ? 2 * s->cap_send : 1024;
           int *p = realloc(s->send_list, (size_t)cap * sizeof *p);
@@ -137,7 +177,7 @@ void md_borders(FbContext *ctx, Md *md) {
  * nall x width. shift_positions adds each swap's periodic shift. */
 static void forward(FbContext *ctx, Md *md, double *field, int width, int shift_positions) {
   fb_timer_start(&ctx->timers, PH_COMM);
-  for (int sw = 0; sw < 6; sw++) {
+  for (int sw = 0; sw < md->n_swaps; sw++) {
     MdSwap *s = &md->swap[sw];
     need(ctx, &md->comm.sendbuf, &md->comm.sendcap, (size_t)s->n_send * width);
     for (int k = 0; k < s->n_send; k++) {
@@ -154,7 +194,7 @@ static void forward(FbContext *ctx, Md *md, double *field, int width, int shift_
 /* Sums ghost values back into their owners, swaps in reverse order. */
 static void reverse(FbContext *ctx, Md *md, double *field, int width) {
   fb_timer_start(&ctx->timers, PH_COMM);
-  for (int sw = 5; sw >= 0; sw--) {
+  for (int sw = md->n_swaps - 1; sw >= 0; sw--) {
     MdSwap *s = &md->swap[sw];
     need(ctx, &md->comm.recvbuf, &md->comm.recvcap, (size_t)s->n_send * width);
     exchange(ctx, md, field + (size_t)s->first_recv * width, s->n_recv * width, s->recv_from,
@@ -172,38 +212,55 @@ void md_forward_scalar(FbContext *ctx, Md *md, double *field) { forward(ctx, md,
 void md_reverse_f(FbContext *ctx, Md *md) { reverse(ctx, md, &md->atoms.f[0][0], 3); }
 void md_reverse_scalar(FbContext *ctx, Md *md, double *field) { reverse(ctx, md, field, 1); }
 
+/* Whether this rank's sub-box holds position x along d: the ranks at the
+ * ends of a non-periodic dimension keep what lies beyond the box (shrink
+ * wrapping, and the atoms a fixed wall is about to lose). An atom that
+ * crossed a whole sub-box between two rebuilds arrives where it does not
+ * belong; LAMMPS's exchange drops it too ("Lost atoms"), and the atom
+ * count check fails. */
+static int owns(const Md *md, int d, double x) {
+  int open = !md->periodic[d], c = md->decomp.coords[d], p = md->decomp.dims[d];
+  return (x >= md->sublo[d] || (open && c == 0)) && (x < md->subhi[d] || (open && c == p - 1));
+}
+
+/* Drops owned atom i: the last one takes its slot. */
+static void drop_local(MdAtoms *a, int i) {
+  int last = --a->n_local;
+  if (i == last) return;
+  memcpy(a->x[i], a->x[last], sizeof a->x[i]);
+  memcpy(a->v[i], a->v[last], sizeof a->v[i]);
+  memcpy(a->x_built[i], a->x_built[last], sizeof a->x_built[i]);
+  a->type[i] = a->type[last];
+  a->id[i] = a->id[last];
+  a->group[i] = a->group[last];
+}
+
 /* Periodic wrap, then atoms that left the sub-box move to the neighbour,
  * dimension by dimension (so a corner move takes up to three hops). */
 void md_migrate(FbContext *ctx, Md *md) {
   MdAtoms *a = &md->atoms;
   fb_timer_start(&ctx->timers, PH_COMM);
   a->n_ghost = 0;
-  /* one rank along a periodic dimension: wrap in place */
-  for (int i = 0; i < a->n_local; i++)
-    for (int d = 0; d < 3; d++) {
-      if (!md->periodic[d] || md->decomp.dims[d] > 1) continue;
-      if (a->x[i][d] < md->boxlo[d]) a->x[i][d] += md->prd[d];
-      if (a->x[i][d] >= md->boxhi[d]) a->x[i][d] -= md->prd[d];
-      if (a->x[i][d] >= md->boxhi[d]) a->x[i][d] = md->boxlo[d]; /* -tiny + prd rounded up to hi */
-    }
-  /* a fixed (f) boundary loses the atoms that crossed it, as LAMMPS's exchange does */
+  /* one rank along a periodic dimension: wrap in place, one box length (as
+   * LAMMPS's Domain::pbc); an atom further out (it moved more than a box
+   * length since the last rebuild) is lost, as LAMMPS's exchange loses it,
+   * and so is one that crossed a fixed (f) wall */
   for (int i = 0; i < a->n_local;) {
     int out = 0;
-    for (int d = 0; d < 3; d++)
-      out |= md->boundary[d] == 'f' && (a->x[i][d] < md->boxlo[d] || a->x[i][d] >= md->boxhi[d]);
-    if (!out) {
+    for (int d = 0; d < 3; d++) {
+      double *x = &a->x[i][d];
+      if (md->periodic[d] && md->decomp.dims[d] == 1) {
+        out |= *x < md->boxlo[d] - md->prd[d] || *x >= md->boxhi[d] + md->prd[d];
+        if (*x < md->boxlo[d]) *x += md->prd[d];
+        if (*x >= md->boxhi[d]) *x -= md->prd[d];
+        if (*x >= md->boxhi[d]) *x = md->boxlo[d]; /* -tiny + prd rounded up to hi */
+      }
+      out |= md->boundary[d] == 'f' && (*x < md->boxlo[d] || *x >= md->boxhi[d]);
+    }
+    if (out)
+      drop_local(a, i);
+    else
       i++;
-      continue;
-    }
-    int last = --a->n_local;
-    if (i != last) {
-      memcpy(a->x[i], a->x[last], sizeof a->x[i]);
-      memcpy(a->v[i], a->v[last], sizeof a->v[i]);
-      memcpy(a->x_built[i], a->x_built[last], sizeof a->x_built[i]);
-      a->type[i] = a->type[last];
-      a->id[i] = a->id[last];
-      a->group[i] = a->group[last];
-    }
   }
   for (int d = 0; d < 3; d++) {
     if (md->decomp.dims[d] == 1) continue;
@@ -233,15 +290,7 @@ void md_migrate(FbContext *ctx, Md *md) {
           b[6] = a->type[i];
           b[7] = (double)a->id[i];
           b[8] = a->group[i];
-          int last = --a->n_local;
-          if (i != last) {
-            memcpy(a->x[i], a->x[last], sizeof a->x[i]);
-            memcpy(a->v[i], a->v[last], sizeof a->v[i]);
-            memcpy(a->x_built[i], a->x_built[last], sizeof a->x_built[i]);
-            a->type[i] = a->type[last];
-            a->id[i] = a->id[last];
-            a->group[i] = a->group[last];
-          }
+          drop_local(a, i);
         }
       }
       int n_in = exchange_count(ctx, md, n_out, to, from);
@@ -252,6 +301,7 @@ void md_migrate(FbContext *ctx, Md *md) {
         fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory receiving atoms");
       for (int k = 0; k < n_in; k++) {
         const double *b = md->comm.recvbuf + (size_t)k * MIGRATE_WIDTH;
+        if (!owns(md, d, b[d])) continue; /* moved past this rank too: lost, as in LAMMPS */
         int i = a->n_local++;
         for (int e = 0; e < 3; e++) {
           a->x[i][e] = b[e];
@@ -342,6 +392,10 @@ void md_gather_owned(FbContext *ctx, const Md *md, const double *field, int widt
 }
 
 void md_comm_free(Md *md) {
+  for (int s = 0; s < md->n_swaps; s++) free(md->swap[s].send_list);
+  free(md->swap);
+  md->swap = NULL;
+  md->n_swaps = 0;
   free(md->comm.sendbuf);
   free(md->comm.recvbuf);
   memset(&md->comm, 0, sizeof md->comm);

@@ -57,18 +57,19 @@ static int setup_bins(Md *md, int nall) {
     nb->bin_start = malloc((size_t)(total + 1) * sizeof *nb->bin_start);
     nb->bin_cap = nb->bin_start ? total + 1 : 0;
   }
-  if (nall > nb->atom_cap) {
+  int cap = nall > 0 ? nall : 1; /* a rank may hold no atom and see no ghost */
+  if (cap > nb->atom_cap) {
     free(nb->bin_atoms);
     free(nb->atom_bin);
-    nb->bin_atoms = malloc((size_t)(nall + ROW_BLOCK) * sizeof *nb->bin_atoms);
-    nb->atom_bin = malloc((size_t)nall * sizeof *nb->atom_bin);
+    nb->bin_atoms = malloc((size_t)(cap + ROW_BLOCK) * sizeof *nb->bin_atoms);
+    nb->atom_bin = malloc((size_t)cap * sizeof *nb->atom_bin);
     int ok = nb->bin_atoms && nb->atom_bin;
     for (int d = 0; d < 3; d++) {
       free(nb->bin_x[d]);
-      nb->bin_x[d] = malloc((size_t)(nall + ROW_BLOCK) * sizeof *nb->bin_x[d]);
+      nb->bin_x[d] = malloc((size_t)(cap + ROW_BLOCK) * sizeof *nb->bin_x[d]);
       ok = ok && nb->bin_x[d];
     }
-    nb->atom_cap = ok ? nall : 0;
+    nb->atom_cap = ok ? cap : 0;
   }
   for (int k = nall; nb->atom_cap && k < nall + ROW_BLOCK; k++) { /* padding: never a neighbour */
     nb->bin_atoms[k] = 0;

@@ -358,36 +358,38 @@ static void setup_box(FbContext *ctx, Md *md, const char *data, size_t data_len)
   }
 }
 
-/* Rank grid over the box: every sub-box at least the ghost cutoff wide, so
- * ghosts come from the six face neighbours in one hop. */
+/* Cells the grid choice divides, for sub-boxes of at least one cell: with
+ * whole = 1 cells the cutoff plus skin wide (a grid whose ghosts come from
+ * the face neighbours in one hop), else cells proportional to the box, so
+ * that any grid LAMMPS would run is a choice (and thinner sub-boxes take
+ * more hops, md_comm_setup). MD_GRID_CELLS_PER_RANK: along the longest
+ * side, cells per rank of the job, so a grid of all the ranks along one
+ * side fits too. */
+#define MD_GRID_CELLS_PER_RANK 64
+static void grid_cells(const Md *md, int ranks, int whole, int cells[3]) {
+  double longest = fmax(md->prd[0], fmax(md->prd[1], md->prd[2]));
+  for (int d = 0; d < 3; d++) {
+    double c = whole ? floor(md->prd[d] / md->cutghost)
+                     : floor(md->prd[d] / longest * MD_GRID_CELLS_PER_RANK * ranks);
+    cells[d] = c < 1.0 ? 1 : c > 1e9 ? 1000000000 : (int)c;
+  }
+}
+
+/* Rank grid over the box: the given one, or the least surface among those
+ * whose sub-boxes are at least the cutoff plus skin wide, or else among all. */
 static void setup_decomposition(FbContext *ctx, Md *md) {
   int cells[3];
-  const char axis[3] = {'x', 'y', 'z'};
-  for (int d = 0; d < 3; d++) {
-    cells[d] = (int)floor(md->prd[d] / md->cutghost);
-    if (cells[d] < 1 && md->periodic[d])
-      fb_fail(ctx, FB_EXIT_USAGE,
-              "the box is %.4g long along periodic %c, under the cutoff plus skin (%.4g)",
-              md->prd[d], axis[d], md->cutghost);
-    if (cells[d] < 1) cells[d] = 1;
-  }
-  for (int d = 0; d < 3; d++)
-    if (md->grid[d] > cells[d] && md->grid[d] > 1)
-      fb_fail(
-          ctx, FB_EXIT_USAGE,
-          "process grid %dx%dx%d: the box is %.4g long along %c, %.4g per rank, under the cutoff "
-          "plus skin (%.4g)",
-          md->grid[0], md->grid[1], md->grid[2], md->prd[d], axis[d], md->prd[d] / md->grid[d],
-          md->cutghost);
   char err[FB_MSG_LEN];
-  if (fb_decomp_init(&md->decomp, ctx->comm, cells, md->grid, md->periodic, 1, err, sizeof err)) {
-    if (md->grid[0] && md->grid[1] && md->grid[2])
-      fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %s", err);
-    fb_fail(ctx, FB_EXIT_USAGE,
-            "box %.4g x %.4g x %.4g too small for %d ranks: no process grid gives every rank the "
-            "cutoff plus skin (%.4g) along each dimension",
-            md->prd[0], md->prd[1], md->prd[2], ctx->size, md->cutghost);
+  int given = md->grid[0] && md->grid[1] && md->grid[2];
+  grid_cells(md, ctx->size, 1, cells);
+  if (given) memcpy(cells, md->grid, sizeof cells);
+  int rc =
+      fb_decomp_init(&md->decomp, ctx->comm, cells, md->grid, md->periodic, 1, err, sizeof err);
+  if (rc && !given) {
+    grid_cells(md, ctx->size, 0, cells);
+    rc = fb_decomp_init(&md->decomp, ctx->comm, cells, md->grid, md->periodic, 1, err, sizeof err);
   }
+  if (rc) fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %s", err);
   for (int d = 0; d < 3; d++) {
     int p = md->decomp.dims[d], c = md->decomp.coords[d];
     md->sublo[d] = md->boxlo[d] + md->prd[d] * c / p;
@@ -447,8 +449,6 @@ void md_free(Md *md) {
   md_atoms_free(&md->atoms);
   free(md->tags);
   md->tags = NULL;
-  for (int s = 0; s < 6; s++) free(md->swap[s].send_list);
-  memset(md->swap, 0, sizeof md->swap);
   md_neighbor_free(&md->neigh);
   md_potential_free(&md->pot);
   md_comm_free(md);

@@ -41,6 +41,22 @@ check "md lj_bench step 0 is LAMMPS bench/in.lj's (E_pair -6.7733681, Press -5.0
 check "md record: phases pair, neigh, comm and counted ghost messages at 4 ranks" \
   [ "$(json "$MDT/lj4.jsonl" 'set(r["phases"]) >= {"pair","neigh","comm","reductions"} and r["comm"]["comm"]["messages"] > 0 and r["results"]["ghost_atoms"] > 0')" = true ]
 
+# Sub-boxes thinner than the cutoff plus skin (2.8): tests/md/small.data's
+# box of 10 on 4 and 8 ranks along one side (2.5 and 1.25 wide) takes ghosts
+# from two and three ranks away, as LAMMPS does (it refused these grids
+# before); the ranks the four atoms are far from hold nothing at all.
+rm -f "$MDT/small1.jsonl"
+mpi 1 $MD -i tests/md/small.ini --json "$MDT/small1.jsonl"
+for g in 4x1x1 1x1x4 1x8x1; do
+  np=$(( ${g%%x*} * $(echo "$g" | cut -dx -f2) * ${g##*x} ))
+  rm -f "$MDT/thin$g.jsonl"
+  mpi "$np" $MD -i tests/md/small.ini --grid "$g" --json "$MDT/thin$g.jsonl"
+  rc=$?
+  same=$(thermo_same "$MDT/small1.jsonl" "$MDT/thin$g.jsonl" 1e-10)
+  check "md small.data on a $g grid (sub-boxes under the cutoff plus skin): PASS, thermo as at 1 rank to 1e-10 (worst ${same#* }, exit $rc)" \
+    [ "${same%% *}" = true -a "$(json "$MDT/thin$g.jsonl" 'r["validation"]["status"] == "PASS" and r["grid"] == "'"$g"'"')" = true ]
+done
+
 rm -f "$REC"
 OMP_NUM_THREADS=2 mpi 2 $MD -i inputs/md/lj_bench.ini --json "$REC"
 same=$(thermo_same "$MDT/lj1.jsonl" "$REC" 1e-10)
@@ -79,6 +95,19 @@ FABRICBENCH_TEST_HOOK=md_lose_atom mpi 2 $MD -i inputs/md/shear.ini -n 20 --json
 rc=$?
 check "md: a lost atom is a FAIL (exit $rc)" \
   [ $rc -eq 1 -a "$(json "$REC" 'any(c["name"] == "atoms_kept" and not c["pass"] for c in r["validation"]["checks"])')" = true ]
+# Atoms that cross more than a box length (one rank) or a whole sub-box
+# (eight ranks of 1.25) between two rebuilds: small.data at T = 200 with
+# the list rebuilt at step 1000 only. LAMMPS stops with "Lost atoms:
+# original 4 current 0" at 1 and 8 ranks; md drops them too, and FAILs.
+sed -e 's/^steps = 10$/steps = 1500\ntemperature = 200.0\nneigh_every = 1000\nneigh_check = false/' \
+  tests/md/small.ini > "$MDT/fast.ini"
+for g in 1x1x1 8x1x1; do
+  rm -f "$REC"
+  mpi "${g%%x*}" $MD -i "$MDT/fast.ini" --grid "$g" --json "$REC"
+  rc=$?
+  check "md on $g: atoms that flew past a box length or a sub-box between rebuilds are lost, FAIL (exit $rc, $(json "$REC" '[c["value"] for c in r["validation"]["checks"] if c["name"] == "atoms_kept"]') of 4 at the end)" \
+    [ $rc -eq 1 -a "$(json "$REC" 'any(c["name"] == "atoms_kept" and not c["pass"] and c["value"] < 4 for c in r["validation"]["checks"])')" = true ]
+done
 
 # Restarts: 2N steps equal N steps, restart, N more, bit for bit (same ranks).
 for np in 1 3; do

@@ -63,11 +63,12 @@ def lj_nve_deck(columns="step temp pe ke etotal press"):
     return ("[run]\ntimestep = 0.003\nthermo_style = custom %s\nsteps = 1000\nthermo = 50\n"
             "skin = 0.3\nneigh_every = 1\nneigh_delay = 0\nneigh_check = true\n" % columns)
 
-def eam_case(style, file, elements, a, types):
-    """A periodic fcc crystal of lattice constant a (6^3 cells: every rank's
-    sub-box of three at least the cutoff plus skin wide) with types
-    atom types (type 2 a random 40%), on the EAM file of LAMMPS's potentials
-    (setfl: mapped to elements), 600 K, displaced, 300 NVE steps of 1 fs."""
+def eam_case(style, file, elements, a, types, cells=6):
+    """A periodic fcc crystal of lattice constant a (cells^3 cells; at 6
+    every rank's sub-box of three is at least the cutoff plus skin wide)
+    with types atom types (type 2 a random 40%), on the EAM file of LAMMPS's
+    potentials (setfl: mapped to elements), 600 K, displaced, 300 NVE steps
+    of 1 fs."""
     path = "%s/%s" % (POTENTIALS, file)
     coeff = "pair_coeff * * %s %s" % (path, elements) if style == "eam/alloy" else \
         "pair_coeff * * %s" % path
@@ -79,7 +80,7 @@ def eam_case(style, file, elements, a, types):
 atom_style atomic
 boundary p p p
 lattice fcc %g
-region box block 0 6 0 6 0 6
+region box block 0 %d 0 %d 0 %d
 create_box %d box
 create_atoms 1 box
 pair_style %s
@@ -87,7 +88,7 @@ pair_style %s
 %svelocity all create 600.0 24680 loop geom
 displace_atoms all random 0.03 0.03 0.03 1357
 write_data case.data
-""" % (a, types, style, coeff, mix),
+""" % (a, cells, cells, cells, types, style, coeff, mix),
         "run": """units metal
 atom_style atomic
 boundary p p p
@@ -326,6 +327,56 @@ steps = 800
     "eam_alloy_cuni": eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.56, 2),
     "eam_alloy_subset": eam_case("eam/alloy", "NiAlH_jea.eam.alloy", "Al Ni", 3.6, 2),
     "eam_funcfl_cu": eam_case("eam", "Cu_u3.eam", "", 3.615, 1),
+    # sub-boxes thinner than the cutoff plus skin (6.69 A; a box of 10.7 A):
+    # at 2 ranks and more, ghosts come from two hops away, as in LAMMPS
+    "eam_thin_subboxes": dict(eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.56, 2, cells=3),
+                              ranks=[1, 2, 3, 4]),
+    # a periodic box shorter than the cutoff (one fcc cell, 4 atoms): every
+    # atom meets images of images of itself, on one rank as on several
+    "lj_box_under_cutoff": {
+        "make": """units lj
+atom_style atomic
+boundary p p p
+lattice fcc 0.8442
+region box block 0 1 0 1 0 1
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+velocity all create 1.0 87287 loop geom
+displace_atoms all random 0.05 0.05 0.05 2468
+write_data case.data
+""",
+        "run": LJ_READ_PERIODIC + "pair_coeff 1 1 1.0 1.0\n" + RUN_COMMON + lj_nve_run(),
+        "deck": lj_deck("p p p") + "pair_coeff = 1 1 1.0 1.0\n" + lj_nve_deck(),
+        "ranks": [1, 2, 3],
+    },
+    # md's four ranks along a fixed z (--grid 1x1x4; LAMMPS at 1 and 2 ranks
+    # as always): sub-boxes 1.26 thick take three hops, and the walls' ranks
+    # send nothing past them
+    "lj_thin_fixed_slabs": {
+        "make": """units lj
+atom_style atomic
+boundary p p f
+lattice fcc 0.8442
+region box block 0 4 0 4 -0.25 2.75
+region slab block 0 4 0 4 0 2.5
+create_box 1 box
+create_atoms 1 region slab
+mass 1 1.0
+velocity all create 0.3 4242 loop geom
+write_data case.data
+""",
+        "run": """units lj
+atom_style atomic
+boundary p p f
+pair_style lj/cut 2.5
+read_data case.data
+pair_coeff 1 1 1.0 1.0
+""" + RUN_COMMON + lj_nve_run(),
+        "deck": lj_deck("p p f") + "pair_coeff = 1 1 1.0 1.0\n" + lj_nve_deck(),
+        "md_args": ["--grid", "1x1x4"],
+        "ranks": [4],
+    },
     # LAMMPS's examples/shear (EAM Ni_u3, 1912 atoms) from the data file
     # LAMMPS writes after its set-up (velocities included): both runs
     "shear_example": {
@@ -588,12 +639,13 @@ def case(name, spec, md, mpirun, work, ranks):
     floor, _ = thermo_diff(lmp_runs[1], lmp_runs[2])
     lmp_frame = first_frame(os.path.join(d, "lmp_first.dump"))
     ok = True
-    for np in ranks:
+    for np in spec.get("ranks", ranks):
         record = os.path.join(d, "md%d.jsonl" % np)
         if os.path.exists(record):
             os.unlink(record)
         log = os.path.join(d, "md%d.out" % np)
-        rc = run(mpirun + ["-np", str(np), md, "-i", os.path.join(d, "md.ini"), "--json", record], d, log)
+        rc = run(mpirun + ["-np", str(np), md, "-i", os.path.join(d, "md.ini"), "--json", record]
+                 + spec.get("md_args", []), d, log)
         if rc != 0 or not os.path.exists(record):
             print("not ok - md = LAMMPS %s at %d ranks: md exit %d (%s)" % (name, np, rc, log))
             ok = False
