@@ -43,6 +43,7 @@ typedef struct {
   HplCase c;
   MPI_Comm grid, row_comm, col_comm; /* row_comm: my process row (size Q) */
   int myrow, mycol;
+  int idle; /* a rank past P x Q: outside the grid, it waits the case out (as in HPL) */
   long long mloc, nloc, lda; /* local rows, local columns (b included), row stride */
   double *a;
   double *x;                   /* the solution, replicated (N) */
@@ -79,6 +80,7 @@ int hpl_factor(FbContext *ctx, HplMatrix *m);
 /* hpl_comm.c: point-to-point and collectives specific to the algorithm */
 void hpl_grid_comms(FbContext *ctx, HplMatrix *m);
 void hpl_grid_comms_free(HplMatrix *m);
+void hpl_sit_out(FbContext *ctx, const HplMatrix *m);
 void hpl_panel_bcast_start(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
                            int *nreq);
 void hpl_panel_bcast_finish(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,

@@ -6,6 +6,8 @@
  * app is in this file. */
 #include "hpl.h"
 
+#include <time.h>
+
 static int panel_tag(void) { return 4242; }
 
 /* Relative position in the row's broadcast order, the root first. */
@@ -129,9 +131,25 @@ int hpl_grid_any(HplMatrix *m, int flag) {
 /* The grid's communicators: the whole grid, this rank's process row and
  * its process column (HPL's row-major mapping: rank = row x Q + column). */
 void hpl_grid_comms(FbContext *ctx, HplMatrix *m) {
-  MPI_Comm_dup(ctx->comm, &m->grid);
+  m->row_comm = m->col_comm = MPI_COMM_NULL;
+  MPI_Comm_split(ctx->comm, m->idle ? MPI_UNDEFINED : 0, ctx->rank, &m->grid);
+  if (m->idle) return;
   MPI_Comm_split(m->grid, m->myrow, m->mycol, &m->row_comm);
   MPI_Comm_split(m->grid, m->mycol, m->myrow, &m->col_comm);
+}
+
+/* With P x Q under the job's ranks, every rank meets here: the ranks outside
+ * the grid wait for those inside, testing a barrier every HPL_IDLE_POLL_NS
+ * rather than spinning in a blocking call (which would take the cores the
+ * grid computes on when the node is oversubscribed). */
+#define HPL_IDLE_POLL_NS 1000000L
+void hpl_sit_out(FbContext *ctx, const HplMatrix *m) {
+  if ((long long)m->c.p * m->c.q >= ctx->size) return;
+  MPI_Request req;
+  int done = 0;
+  MPI_Ibarrier(ctx->comm, &req);
+  while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+    if (m->idle) nanosleep(&(struct timespec){0, HPL_IDLE_POLL_NS}, NULL);
 }
 
 void hpl_grid_comms_free(HplMatrix *m) {

@@ -63,7 +63,9 @@ int hpl_matrix_init(FbContext *ctx, HplMatrix *m, const HplCase *c, unsigned lon
   m->c = *c;
   m->myrow = ctx->rank / c->q;
   m->mycol = ctx->rank % c->q;
+  m->idle = ctx->rank >= c->p * c->q;
   hpl_grid_comms(ctx, m);
+  if (m->idle) return 0;
   m->mloc = hpl_numroc(c->n, c->nb, m->myrow, c->p);
   m->nloc = hpl_numroc(c->n + 1, c->nb, m->mycol, c->q);
   m->lda = leading_dimension(m->nloc);

@@ -28,22 +28,34 @@ int hpl_run_case(FbContext *ctx, const HplConfig *cfg, const HplCase *c, int ind
   char results[512];
   fb_result_init(&r, "Gflops", "Gflop/s", 1);
   hpl_blas_check(ctx, &r);
-  fb_check_memory(ctx, hpl_memory_need(c, ctx->rank / c->q, ctx->rank % c->q),
+  int grid_ranks = c->p * c->q, idle = ctx->rank >= grid_ranks;
+  fb_check_memory(ctx, idle ? 0 : hpl_memory_need(c, ctx->rank / c->q, ctx->rank % c->q),
                   "the matrix and its work space");
+  if (grid_ranks + 1 == ctx->size)
+    fb_print(ctx, "rank %d is outside the %dx%d grid: it sits this case out, as in HPL\n",
+             grid_ranks, c->p, c->q);
+  else if (grid_ranks < ctx->size)
+    fb_print(ctx, "ranks %d-%d are outside the %dx%d grid: they sit this case out, as in HPL\n",
+             grid_ranks, ctx->size - 1, c->p, c->q);
   HplMatrix m;
   HplOutcome out = {0};
   for (long long rep = 0; rep < ctx->common.repeat; rep++) {
-    fb_agree(ctx, hpl_matrix_init(ctx, &m, c, (unsigned long long)cfg->seed),
-             "out of memory allocating the matrix");
+    int rc = hpl_matrix_init(ctx, &m, c, (unsigned long long)cfg->seed);
+    hpl_sit_out(ctx, &m);
+    fb_agree(ctx, rc, "out of memory allocating the matrix");
     fb_timers_reset(&ctx->timers);
     FbLoop loop = {0};
     fb_loop_begin(ctx, &loop);
-    out.singular = hpl_factor(ctx, &m);
-    hpl_solve(ctx, &m);
+    if (!idle) {
+      out.singular = hpl_factor(ctx, &m);
+      hpl_solve(ctx, &m);
+    }
+    hpl_sit_out(ctx, &m);
     out.time_s = fb_loop_end(ctx, &loop);
     out.gflops = flops(c->n) / out.time_s / 1e9;
     fb_result_add_loop(&r, &loop, out.gflops);
-    hpl_check(ctx, &m, (unsigned long long)cfg->seed, &out);
+    if (!idle) hpl_check(ctx, &m, (unsigned long long)cfg->seed, &out);
+    hpl_sit_out(ctx, &m);
     if (rep + 1 < ctx->common.repeat) hpl_matrix_free(&m);
   }
   out.passed = !out.singular && out.resid < cfg->threshold;
@@ -66,13 +78,14 @@ int hpl_run_case(FbContext *ctx, const HplConfig *cfg, const HplCase *c, int ind
   fb_result_param_int(&r, "NB", c->nb);
   fb_result_param_int(&r, "P", c->p);
   fb_result_param_int(&r, "Q", c->q);
+  fb_result_param_int(&r, "idle_ranks", ctx->size - grid_ranks);
   fb_result_param_str(&r, "bcast_used", c->bcast == BCAST_RING ? "increasing ring" : "binomial");
   fb_result_param_str(&r, "tv", code);
   snprintf(results, sizeof results,
            "{\"resid\":%.17g,\"norm_a\":%.17g,\"norm_x\":%.17g,\"norm_b\":%.17g,"
            "\"x_sum\":%.17g,\"x_first\":%.17g,\"x_last\":%.17g,\"passed\":%s}",
-           out.resid, out.norm_a, out.norm_x, out.norm_b, out.x_sum, m.x[0], m.x[c->n - 1],
-           out.passed ? "true" : "false");
+           out.resid, out.norm_a, out.norm_x, out.norm_b, out.x_sum, idle ? 0.0 : m.x[0],
+           idle ? 0.0 : m.x[c->n - 1], out.passed ? "true" : "false");
   r.app_json = results;
   int status = fb_report(ctx, &r);
   hpl_matrix_free(&m);

@@ -66,6 +66,26 @@ check "hpl --dat HPL.dat runs every combination (2 N x 2 NB x 2 grids): 8 PASS r
   [ $rc -eq 0 -a "$(json "$REC" 'len(lines) == 8 and all(json.loads(l)["validation"]["status"] == "PASS" for l in lines)')" = true ]
 check "hpl --dat notes the lines it does not use" grep -q 'read and not used' "$OUT_FILE"
 
+# A grid smaller than the job runs, the other ranks idle, as in HPL: a
+# 1x2 grid on 3 ranks gives the 2-rank run's answer bit for bit (one BLAS
+# thread a rank in both), and an HPL.dat of grids 1x1, 1x2 and 2x1 runs all
+# three on 2 ranks (HPL's own sample lists grids of several sizes). A grid
+# larger than the job is refused (bad_inputs.txt).
+rm -f "$REC" "$TMPDIR_T/grid2.jsonl"
+OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 mpi 2 $HPL -N 400 -b 32 -P 1 -Q 2 --json "$TMPDIR_T/grid2.jsonl"
+OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 mpi 3 $HPL -N 400 -b 32 -P 1 -Q 2 --json "$REC"
+rc=$?
+check "hpl -P 1 -Q 2 on 3 ranks: rank 2 sits it out, PASS, x and the residual bit for bit as on 2 ranks (exit $rc)" \
+  [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["idle_ranks"] == 1 and r["ranks"] == 3 and r["results"] == json.loads(open("'"$TMPDIR_T/grid2.jsonl"'").read())["results"]')" = true \
+    -a "$(grep -c 'rank 2 is outside the 1x2 grid' "$OUT_FILE")" = 1 ]
+rm -f "$REC"
+sed -e '5s/^2 /1 /' -e '7s/^2 /1 /' -e '10s/^2 /3 /' -e '11s/^1 2 /1 1 2 /' -e '12s/^2 1 /1 2 1 /' \
+  inputs/hpl/HPL.dat > "$TMPDIR_T/grids.dat"
+mpi 2 $HPL --dat "$TMPDIR_T/grids.dat" --json "$REC"
+rc=$?
+check "hpl --dat with grids 1x1, 1x2, 2x1 on 2 ranks: three PASS cases, one with a rank idle (exit $rc)" \
+  [ $rc -eq 0 -a "$(json "$REC" '[(json.loads(l)["grid"], json.loads(l)["params"]["idle_ranks"], json.loads(l)["validation"]["status"]) for l in lines] == [("1x1", 1, "PASS"), ("1x2", 0, "PASS"), ("2x1", 0, "PASS")]')" = true ]
+
 # BCASTs 0 2 4: two name the increasing ring, one the binomial tree; each
 # variant runs once per N, NB and grid, as its own case
 rm -f "$REC"
