@@ -8,9 +8,10 @@ enum { T_LATENCY, T_BW, T_BIBW, T_ALLREDUCE, T_COUNT };
 #define PH_COUNT T_COUNT /* one timed phase per test, named like it */
 
 #define PP_MAX_SIZES 64
-/* OSU's conventions: a window of 64 messages for bandwidth, and fewer
- * iterations above 8 KiB. */
+/* OSU's conventions: a window of 64 messages for bandwidth (its -W), and
+ * fewer iterations above 8 KiB. */
 #define PP_WINDOW        64
+#define PP_MAX_WINDOW    65536 /* -W's bound: one request and one receive buffer each */
 #define PP_LARGE_MESSAGE 8192
 /* The window shrinks for large messages so that its receive buffers (one per
  * message: MPI forbids overlapping receives) stay under this many bytes. */
@@ -27,7 +28,7 @@ typedef struct {
 typedef struct {
   /* options */
   const char *test_name, *range, *pairs_mode;
-  long long warmup, iterations;
+  long long warmup, iterations, window;
   int validate;
   int run[T_COUNT];
   long long sizes[PP_MAX_SIZES];
@@ -38,6 +39,7 @@ typedef struct {
   char host0[2][MPI_MAX_PROCESSOR_NAME];
   /* buffers */
   unsigned char *sbuf, *rbuf;
+  MPI_Request *req; /* 2 x window: a bibw window's receives and sends */
   size_t buf_bytes;
   /* results (on rank 0) */
   PpPoint curve[T_COUNT][PP_MAX_SIZES];
@@ -52,7 +54,7 @@ extern const char *const pp_test_names[T_COUNT];
 void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv);
 void pp_setup(FbContext *ctx, PingPong *pp);
 void pp_free(PingPong *pp);
-long long pp_window(long long size);
+long long pp_window(const PingPong *pp, long long size);
 /* pp_comm.c: the measured loops; each fills pp->curve[test] on rank 0. */
 void pp_run_test(FbContext *ctx, PingPong *pp, int test);
 /* buffers.c: message contents that change with size and iteration; the

@@ -69,9 +69,9 @@ static void latency(FbContext *ctx, PingPong *pp, Sweep *w) {
 }
 
 static void bandwidth(FbContext *ctx, PingPong *pp, Sweep *w) {
-  long long n = w->warmup + w->iterations, size = w->size, win = pp_window(size);
+  long long n = w->warmup + w->iterations, size = w->size, win = pp_window(pp, size);
   int peer = pp->partner;
-  MPI_Request req[PP_WINDOW];
+  MPI_Request *req = pp->req;
   char ack = 0;
   for (long long it = 0; it < n; it++) {
     if (pp->leader) {
@@ -100,9 +100,9 @@ static void bandwidth(FbContext *ctx, PingPong *pp, Sweep *w) {
 }
 
 static void bibandwidth(FbContext *ctx, PingPong *pp, Sweep *w) {
-  long long n = w->warmup + w->iterations, size = w->size, win = pp_window(size);
+  long long n = w->warmup + w->iterations, size = w->size, win = pp_window(pp, size);
   int peer = pp->partner;
-  MPI_Request req[2 * PP_WINDOW];
+  MPI_Request *req = pp->req;
   for (long long it = 0; it < n; it++) {
     prepare(pp, pp->sbuf, size, it);
     double t0 = MPI_Wtime();
@@ -173,8 +173,8 @@ static void reduce_point(FbContext *ctx, const PingPong *pp, int test, const Swe
   int measures = test == T_ALLREDUCE || pp->leader;
   FbSampleStats st = {0};
   if (measures) fb_sample_stats(w->samples, (int)w->iterations, &st);
-  double bytes = (double)w->size * (test == T_BW     ? pp_window(w->size)
-                                    : test == T_BIBW ? 2.0 * pp_window(w->size)
+  double bytes = (double)w->size * (test == T_BW     ? pp_window(pp, w->size)
+                                    : test == T_BIBW ? 2.0 * pp_window(pp, w->size)
                                                      : 1.0);
   double mbs = measures && st.mean > 0 ? bytes / st.mean / 1e6 : 0.0;
   double sums[3] = {measures ? st.mean : 0.0, mbs, measures ? 1.0 : 0.0}, tot[3];

@@ -29,7 +29,7 @@ void pp_print_curve(FbContext *ctx, const PingPong *pp, int test) {
       fb_print(ctx, "%-10lld %15.2f %17.2f %17.2f %10.2f %10.2f\n", c->size, c->avg, c->min, c->max,
                c->median, c->p99);
     else
-      fb_print(ctx, "%-10lld %18.2f %8lld\n", c->size, c->mbs, pp_window(c->size));
+      fb_print(ctx, "%-10lld %18.2f %8lld\n", c->size, c->mbs, pp_window(pp, c->size));
   }
 }
 
@@ -47,6 +47,7 @@ static void curve_json(FbJson *j, const PingPong *pp, int test) {
     fb_json_num(j, "max_us", c->max);
     fb_json_num(j, "best_block_avg_us", c->best_block);
     fb_json_num(j, "mbs", c->mbs);
+    if (test == T_BW || test == T_BIBW) fb_json_int(j, "window", pp_window(pp, c->size));
     fb_json_end_object(j);
   }
   fb_json_end_array(j);
@@ -107,6 +108,7 @@ void pp_finish(FbContext *ctx, PingPong *pp, const FbLoop *sweep, FbResult *r) {
     fb_result_check_abs(r, "message_bytes_wrong", "message bytes wrong (--validate)",
                         (double)pp->bad_contents, 0.0, 0.0);
   fb_result_param_int(r, "pairs_measured", pp->n_pairs);
+  if (pp->run[T_BW] || pp->run[T_BIBW]) fb_result_param_int(r, "window", pp->window);
   fb_result_param_str(r, "pair", pp->cross_node ? "across nodes" : "one node");
   FbJson j;
   fb_json_init(&j);

@@ -93,6 +93,7 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
   pp->pairs_mode = "one";
   pp->warmup = 100;
   pp->iterations = 1000;
+  pp->window = PP_WINDOW;
   fb_option_string(ctx, "test", 0, &pp->test_name, "NAME",
                    "latency, bw, bibw, allreduce, a comma-separated list of them, or all");
   fb_option_string(ctx, "message-sizes", 'm', &pp->range, "[MIN:]MAX",
@@ -103,6 +104,9 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
                 "untimed iterations per size (a tenth above 8 KiB)");
   fb_option_int(ctx, "iterations", 'i', &pp->iterations, 1, 100000000, "N",
                 "timed iterations per size (a tenth, at least 10, above 8 KiB)");
+  fb_option_int(ctx, "window", 'W', &pp->window, 1, PP_MAX_WINDOW, "N",
+                "messages in flight per bw and bibw window (OSU's -W; fewer where their\n"
+                "                               receive buffers would pass 64 MiB)");
   fb_option_string(ctx, "pairs", 0, &pp->pairs_mode, "one|all",
                    "one pair (rank 0 and the first rank on another node, else rank 1), or\n"
                    "                               all: every rank of the first node with a "
@@ -176,10 +180,11 @@ static void choose_pairs(FbContext *ctx, PingPong *pp) {
   free(node);
 }
 
-/* Messages in flight in one bandwidth window of this size. */
-long long pp_window(long long size) {
-  long long w = size > 0 ? PP_WINDOW_BYTES / size : PP_WINDOW;
-  return w < 1 ? 1 : w > PP_WINDOW ? PP_WINDOW : w;
+/* Messages in flight in one bandwidth window of this size: -W, fewer when
+ * their receive buffers would pass PP_WINDOW_BYTES. */
+long long pp_window(const PingPong *pp, long long size) {
+  long long w = size > 0 ? PP_WINDOW_BYTES / size : pp->window;
+  return w < 1 ? 1 : w > pp->window ? pp->window : w;
 }
 
 void pp_setup(FbContext *ctx, PingPong *pp) {
@@ -187,13 +192,14 @@ void pp_setup(FbContext *ctx, PingPong *pp) {
   pp_share_hosts(ctx, pp);
   long long largest = pp->sizes[pp->n_sizes - 1], window_bytes = 0;
   for (int i = 0; i < pp->n_sizes; i++)
-    if (pp->sizes[i] * pp_window(pp->sizes[i]) > window_bytes)
-      window_bytes = pp->sizes[i] * pp_window(pp->sizes[i]);
+    if (pp->sizes[i] * pp_window(pp, pp->sizes[i]) > window_bytes)
+      window_bytes = pp->sizes[i] * pp_window(pp, pp->sizes[i]);
   pp->buf_bytes = (size_t)(window_bytes > largest ? window_bytes : largest) + 64;
   fb_check_memory(ctx, 2 * pp->buf_bytes, "the message buffers");
   pp->sbuf = fb_alloc(pp->buf_bytes);
   pp->rbuf = fb_alloc(pp->buf_bytes);
-  int bad = !pp->sbuf || !pp->rbuf;
+  pp->req = malloc(2 * (size_t)pp->window * sizeof *pp->req);
+  int bad = !pp->sbuf || !pp->rbuf || !pp->req;
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory allocating the message buffers");
   /* Real data in real pages: never the shared zero page that untouched
    * memory reads as (hpcc's PingPong writes only a byte or two of its). */
@@ -208,5 +214,6 @@ void pp_setup(FbContext *ctx, PingPong *pp) {
 void pp_free(PingPong *pp) {
   free(pp->sbuf);
   free(pp->rbuf);
+  free(pp->req);
   free(pp->results_json);
 }

@@ -52,6 +52,14 @@ mpi 2 $PP --test latency -m 2M: -i 10 -x 1 --json "$REC"
 check "pingpong -m 16 measures 1 to 16 B, -m 2M: 2M to 8M (OSU's [MIN:]MAX)" \
   [ "$(json "$REC.max" '[p["size"] for p in r["results"]["latency"]] == [1, 2, 4, 8, 16]')$(json "$REC" '[p["size"] for p in r["results"]["latency"]] == [2097152, 4194304, 8388608]')" = truetrue ]
 
+# -W as OSU's window size: 8 messages in flight up to 8 MiB per window,
+# fewer past it (each message has its own receive buffer); validated data
+rm -f "$REC"
+mpi 2 $PP --test bw,bibw -m 1M:16M -W 8 -i 4 -x 1 --validate --json "$REC"
+rc=$?
+check "pingpong -W 8: windows of 8 at 1 MiB to 8 MiB, 4 at 16 MiB, in bw and bibw, PASS (exit $rc)" \
+  [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["window"] == 8 and all([p["window"] for p in r["results"][t]] == [8, 8, 8, 8, 4] for t in ("bw", "bibw"))')" = true ]
+
 for t in latency bw bibw allreduce; do
   rm -f "$REC"
   FABRICBENCH_TEST_HOOK=pingpong_corrupt mpi 2 $PP --test $t -m 64:64 -i 10 -x 1 --validate --json "$REC"
