@@ -175,7 +175,7 @@ static void read_boundary(FbContext *ctx, Md *md, const MdDeck *d) {
 
 static void read_lattice(FbContext *ctx, Md *md, const MdDeck *d) {
   md->lattice_given = md->lattice_constant > 0.0 || md->density > 0.0;
-  if (!md->data_file[0]) {
+  if (!md->data_file[0] && !md->restart_in[0]) { /* the restart gives the box */
     if (strcmp(md->lattice, "fcc"))
       md_deck_fail(ctx, md, "system", "lattice", "must be fcc (or use read_data)");
     if (!strcmp(md->units_name, "metal") && md->lattice_constant <= 0.0)

@@ -475,8 +475,10 @@ static int restart_state(hid_t f, Md *md, const char *path, char *err, size_t le
   if (md->atoms.cap == 0 && md->natoms == 0) { /* first pass: the box */
     memcpy(md->boxlo, lo, sizeof lo);
     memcpy(md->boxhi, hi, sizeof hi);
-    memcpy(md->spacing, spacing, sizeof spacing);
-    for (int d = 0; d < 3; d++) md->prd[d] = hi[d] - lo[d];
+    for (int d = 0; d < 3; d++) { /* older restarts of lattice-less runs held 0: LAMMPS's 1 */
+      md->spacing[d] = spacing[d] > 0.0 ? spacing[d] : 1.0;
+      md->prd[d] = hi[d] - lo[d];
+    }
     md->natoms = state[2];
     md->ntypes = (int)state[3];
     md->start_step = state[0];

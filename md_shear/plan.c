@@ -57,9 +57,12 @@ static int need_compute(FbContext *ctx, const Md *md, const char *section, const
 }
 
 /* "INF", "-INF" or a number, in the group's units. */
-static int bound(const char *tok, double *out) {
-  if (!strcmp(tok, "INF")) return *out = INFINITY, 1;
-  if (!strcmp(tok, "-INF")) return *out = -INFINITY, 1;
+/* A block bound, as LAMMPS's region block reads it: INF, -INF and EDGE are
+ * the open end on either side (below a lower bound, above an upper one; no
+ * atom lies past the box's edge). */
+static int bound(const char *tok, int upper, double *out) {
+  if (!strcmp(tok, "INF") || !strcmp(tok, "-INF") || !strcmp(tok, "EDGE"))
+    return *out = upper ? INFINITY : -INFINITY, 1;
   char *end;
   *out = strtod(tok, &end);
   return end != tok && !*end && isfinite(*out);
@@ -108,7 +111,7 @@ static void define_group(FbContext *ctx, Md *md, const char *name, const char *s
     ok = 1;
     for (int k = 0; k < 6 && ok; k++) {
       char *tok = strtok_r(NULL, " \t", &save);
-      ok = tok && bound(tok, k % 2 ? &def->hi[k / 2] : &def->lo[k / 2]);
+      ok = tok && bound(tok, k % 2, k % 2 ? &def->hi[k / 2] : &def->lo[k / 2]);
     }
     ok = ok && !strtok_r(NULL, " \t", &save);
   } else if (kind &&
@@ -526,6 +529,8 @@ void md_groups_count(FbContext *ctx, Md *md) {
     for (int g = 0; g < md->ngroups; g++) counts[g] += (a->group[i] >> g) & 1;
   md_count_n(ctx, counts, md->ngroups);
   memcpy(md->group_count, counts, sizeof counts);
+  for (int g = 1; g < md->ngroups; g++) /* as LAMMPS's group command prints them */
+    fb_print(ctx, "%lld atoms in group %s\n", counts[g], md->group_name[g]);
   for (int c = 0; c < md->ncomputes; c++) {
     MdCompute *cp = &md->compute[c];
     cp->count = counts[cp->group];

@@ -200,14 +200,8 @@ static void velocity_create(FbContext *ctx, Md *md, const MdVelocity *v) {
       for (int d = 0; d < 3; d++) a->v[i][d] *= scale;
 }
 
-static double velocity_unit(FbContext *ctx, const Md *md, int d) {
-  if (md->velocity_box_units) return 1.0;
-  if (!(md->spacing[d] > 0.0))
-    fb_fail(ctx, FB_EXIT_USAGE,
-            "%s: velocity set/ramp in lattice units needs a lattice (lattice_constant or "
-            "density in [system]), or velocity_units = box in [run]",
-            md->deck_path);
-  return md->spacing[d];
+static double velocity_unit(const Md *md, int d) {
+  return md->velocity_box_units ? 1.0 : md->spacing[d];
 }
 
 void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v) {
@@ -220,14 +214,14 @@ void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v) {
   if (v->style == VEL_SET) {
     double value[3];
     for (int d = 0; d < 3; d++)
-      value[d] = v->v_given[d] ? v->v[d] * velocity_unit(ctx, md, d) : 0.0;
+      value[d] = v->v_given[d] ? v->v[d] * velocity_unit(md, d) : 0.0;
     for (int i = 0; i < a->n_local; i++)
       if (a->group[i] & bit)
         for (int d = 0; d < 3; d++)
           if (v->v_given[d]) a->v[i][d] = v->sum ? a->v[i][d] + value[d] : value[d];
     return;
   }
-  double vu = velocity_unit(ctx, md, v->vdim), cu = velocity_unit(ctx, md, v->cdim);
+  double vu = velocity_unit(md, v->vdim), cu = velocity_unit(md, v->cdim);
   double vlo = v->vlo * vu, vhi = v->vhi * vu, clo = v->clo * cu, chi = v->chi * cu;
   for (int i = 0; i < a->n_local; i++) {
     if (!(a->group[i] & bit)) continue;
@@ -241,10 +235,12 @@ void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v) {
 /* ---------------------------------------------------------------- the box */
 
 /* Lattice spacings (LAMMPS's xlattice...): the extent of the oriented unit
- * cell along each axis. */
+ * cell along each axis; with no lattice, LAMMPS's default one (`lattice none
+ * 1.0`): lattice units are box units. */
 static void lattice_spacings(Md *md) {
   if (md->lattice_constant <= 0.0 && md->density > 0.0)
     md->lattice_constant = cbrt(4.0 / md->density);
+  for (int d = 0; d < 3; d++) md->spacing[d] = 1.0;
   if (md->lattice_constant <= 0.0) return;
   for (int d = 0; d < 3; d++) {
     double sum = 0.0, len = 0.0;

@@ -83,6 +83,20 @@ check "md shear: 3 ranks give 1 rank's thermo to 1e-10 (worst ${same#* })" [ "${
 check "md shear: the thermostat holds the mobile atoms near 300 K (every 10 steps, window 10 K)" \
   [ "$(json "$MDT/shear1.jsonl" 'all(abs(row[2] - 300) <= 90 for row in r["results"]["thermo"]) and all(abs(row[2] - 300) <= 25 for row in r["results"]["thermo"] if row[0] == 1)')" = true ]
 check "md shear: two Loop time lines, as LAMMPS prints one per run" [ "$(grep -c '^Loop time of' "$OUT_FILE")" = 2 ]
+# The walls of examples/shear: 'block INF INF INF 0.9 INF INF' is open
+# below y = 0.9 (INF as a lower bound is -infinity to LAMMPS; md had read it
+# as +infinity, and the walls were empty). LAMMPS's in.shear prints 264,
+# 264, 528 and 1384 atoms in groups lower, upper, boundary and mobile (Debian
+# 12's lmp); with lmp installed it is run here and md's lines must be its.
+mpi 1 $MD -i inputs/md/shear.ini -n 0
+grep 'atoms in group' "$OUT_FILE" > "$MDT/groups.md"
+want=$(printf '%s\n' "264 atoms in group lower" "264 atoms in group upper" "528 atoms in group boundary" "1384 atoms in group mobile")
+if [ "$FB_LMP" = yes ]; then
+  printf 'units metal\nboundary s s p\natom_style atomic\nlattice fcc 3.52\nregion box block 0 16.0 0 10.0 0 2.828427\ncreate_box 3 box\nlattice fcc 3.52 orient x 1 0 0 orient y 0 1 1 orient z 0 -1 1 origin 0.5 0 0\ncreate_atoms 1 box\nregion lower block INF INF INF 0.9 INF INF\nregion upper block INF INF 6.1 INF INF INF\ngroup lower region lower\ngroup upper region upper\ngroup boundary union lower upper\ngroup mobile subtract all boundary\n' > "$MDT/groups.in"
+  want=$(lmp -in "$MDT/groups.in" -log none 2>&1 | grep 'atoms in group')
+fi
+check "md shear.ini: the walls hold LAMMPS's atoms ($(tr '\n' ',' < "$MDT/groups.md"))" \
+  [ "$(cat "$MDT/groups.md")" = "$want" -a -n "$want" ]
 
 # Validation fails when it should.
 rm -f "$REC"

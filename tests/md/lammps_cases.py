@@ -319,6 +319,71 @@ reset_timestep = 0
 steps = 800
 """,
     },
+    # no lattice in the run (a data file): LAMMPS's default lattice is
+    # "none 1.0", so regions and velocities in lattice units are in box
+    # units; walls by region (INF: the open end, below a lower bound), the
+    # upper one moving, a vx ramp
+    "lattice_less_units": {
+        "make": """units lj
+atom_style atomic
+boundary p s p
+lattice fcc 0.8442
+region box block 0 6 0 8 0 3
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+velocity all create 0.2 8080 loop geom
+displace_atoms all random 0.02 0.02 0.02 99
+write_data case.data
+""",
+        "run": """units lj
+atom_style atomic
+boundary p s p
+pair_style lj/cut 2.5
+read_data case.data
+pair_coeff * * 1.0 1.0
+""" + RUN_COMMON + """region lower block INF INF INF 1.5 INF INF
+region upper block INF INF 11.5 INF INF INF
+group lower region lower
+group upper region upper
+group boundary union lower upper
+group mobile subtract all boundary
+compute new2d mobile temp/partial 0 1 1
+fix 1 all nve
+fix 2 boundary setforce 0.0 0.0 0.0
+velocity lower set 0 0 0
+velocity upper set 0.5 0 0
+velocity mobile ramp vx 0.0 0.5 y 1.5 11.5 sum yes
+timestep 0.003
+thermo_style custom step temp pe ke etotal press c_new2d
+thermo_modify format float %20.15g
+thermo 50
+run 500
+""",
+        "deck": lj_deck("p s p") + """pair_coeff = * * 1.0 1.0
+[groups]
+lower = block INF INF INF 1.5 INF INF
+upper = block INF INF 11.5 INF INF INF
+boundary = union lower upper
+mobile = subtract all boundary
+[computes]
+new2d = temp/partial mobile 0 1 1
+[fixes]
+setforce = boundary
+[run]
+timestep = 0.003
+thermo_style = custom step temp pe ke etotal press c_new2d
+velocity = set lower 0 0 0
+velocity = set upper 0.5 0 0
+velocity = ramp mobile vx 0.0 0.5 y 1.5 11.5 sum yes
+skin = 0.3
+neigh_every = 1
+neigh_delay = 0
+neigh_check = true
+thermo = 50
+steps = 500
+""",
+    },
     # EAM files other than the shear example's, each a periodic fcc crystal
     # at 600 K, displaced, 300 NVE steps of 1 fs: a two-element setfl file
     # (CuNi: the cross pair phi_CuNi, the elements in the file's order
