@@ -47,6 +47,16 @@ boundary p p p
 pair_style lj/cut 2.5
 read_data case.data
 """
+# the LJ slab cases' run input (boundary p s p) up to their groups
+LJ_READ_SLAB = """units lj
+atom_style atomic
+boundary p s p
+pair_style lj/cut 2.5
+read_data case.data
+pair_coeff * * 1.0 1.0
+"""
+
+
 def lj_deck(boundary):
     """md's deck for an LJ case read from case.data, up to its coefficients."""
     return ("[system]\nunits = lj\nread_data = {dir}/case.data\nboundary = %s\n"
@@ -256,13 +266,7 @@ velocity mobile create 0.2 2718 loop geom
 displace_atoms mobile random 0.02 0.02 0.02 55
 write_data case.data
 """,
-        "run": """units lj
-atom_style atomic
-boundary p s p
-pair_style lj/cut 2.5
-read_data case.data
-pair_coeff * * 1.0 1.0
-""" + RUN_COMMON + """group lower type 2
+        "run": LJ_READ_SLAB + RUN_COMMON + """group lower type 2
 group upper type 3
 group boundary union lower upper
 group mobile subtract all boundary
@@ -336,13 +340,7 @@ velocity all create 0.2 8080 loop geom
 displace_atoms all random 0.02 0.02 0.02 99
 write_data case.data
 """,
-        "run": """units lj
-atom_style atomic
-boundary p s p
-pair_style lj/cut 2.5
-read_data case.data
-pair_coeff * * 1.0 1.0
-""" + RUN_COMMON + """region lower block INF INF INF 1.5 INF INF
+        "run": LJ_READ_SLAB + RUN_COMMON + """region lower block INF INF INF 1.5 INF INF
 region upper block INF INF 11.5 INF INF INF
 group lower region lower
 group upper region upper
