@@ -144,7 +144,8 @@ typedef struct {
   int group;
   double temp;
   long long seed;
-  int compute; /* create T SEED [temp C] */
+  int compute;                            /* create T SEED [temp C] */
+  int gaussian, loop_geom, keep_momentum; /* create's dist gaussian, loop geom, mom no */
   double v[3];
   int v_given[3]; /* set VX VY VZ (NULL: unchanged) */
   int vdim, cdim;

@@ -201,7 +201,8 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
   memset(v, 0, sizeof *v);
   v->compute = -1;
   const char *usage =
-      "must be 'create GROUP T SEED [temp COMPUTE]', 'set GROUP VX VY VZ [sum yes]' "
+      "must be 'create GROUP T SEED [temp COMPUTE] [dist uniform|gaussian] [loop all|geom] "
+      "[mom yes|no] [rot no]', 'set GROUP VX VY VZ [sum yes]' "
       "(NULL keeps a component) or 'ramp GROUP vD VLO VHI D CLO CHI [sum yes]'";
   if (n < 2) md_deck_fail(ctx, md, section, "velocity", usage);
   v->group = need_group(ctx, md, section, "velocity", tok[1]);
@@ -250,6 +251,17 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
       v->sum = !strcmp(tok[k + 1], "yes");
     else if (!strcmp(tok[k], "temp") && v->style == VEL_CREATE)
       v->compute = need_compute(ctx, md, section, "velocity", tok[k + 1]);
+    else if (v->style == VEL_CREATE && !strcmp(tok[k], "dist") &&
+             (!strcmp(tok[k + 1], "uniform") || !strcmp(tok[k + 1], "gaussian")))
+      v->gaussian = !strcmp(tok[k + 1], "gaussian");
+    else if (v->style == VEL_CREATE && !strcmp(tok[k], "loop") &&
+             (!strcmp(tok[k + 1], "all") || !strcmp(tok[k + 1], "geom")))
+      v->loop_geom = !strcmp(tok[k + 1], "geom");
+    else if (v->style == VEL_CREATE && !strcmp(tok[k], "mom") &&
+             (!strcmp(tok[k + 1], "yes") || !strcmp(tok[k + 1], "no")))
+      v->keep_momentum = !strcmp(tok[k + 1], "no");
+    else if (v->style == VEL_CREATE && !strcmp(tok[k], "rot") && !strcmp(tok[k + 1], "no"))
+      continue;
     else
       md_deck_fail(ctx, md, section, "velocity", usage);
   }
@@ -355,11 +367,12 @@ static void read_stages(FbContext *ctx, Md *md, const MdDeck *d) {
     first->n_vel++;
     MdVelocity *v = &first->vel[0];
     memset(v, 0, sizeof *v);
-    v->style = VEL_CREATE;
+    v->style = VEL_CREATE; /* velocity all create T SEED loop geom (bench/in.lj's) */
     v->group = MD_GROUP_ALL;
     v->temp = d->temperature;
     v->seed = d->seed;
     v->compute = -1;
+    v->loop_geom = 1;
   }
 }
 

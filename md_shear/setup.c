@@ -87,9 +87,9 @@ static int lattice_points(const Md *md, double **out, long long *count) {
   size_t cap = 4096, n = 0;
   double *pts = malloc(cap * 3 * sizeof *pts);
   if (!pts) return FB_EXIT_RUNTIME;
-  for (int i = -m; i <= m; i++)
+  for (int k = -m; k <= m; k++) /* LAMMPS's create_atoms order: its ids on one rank */
     for (int j = -m; j <= m; j++)
-      for (int k = -m; k <= m; k++)
+      for (int i = -m; i <= m; i++)
         for (int b = 0; b < 4; b++) {
           double c[3] = {(i + basis[b][0] + md->origin[0]) * a,
                          (j + basis[b][1] + md->origin[1]) * a,
@@ -148,38 +148,134 @@ static int create_lattice(Md *md) {
 }
 /* --------------------------------------------------------------- velocities */
 
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
+/* LAMMPS's velocity command draws from Park and Miller's minimal standard
+ * generator (multiplier 16807, modulus 2^31 - 1, Schrage's factorisation:
+ * Park & Miller, CACM 31, 1988), its Gaussians by the polar method, two at a
+ * time; loop geom reseeds it from each atom's position by Jenkins's
+ * one-at-a-time hash of the seed's and the coordinates' bytes (read as
+ * signed chars, as on x86), 27 bits kept, five draws to warm up. The same
+ * streams give LAMMPS's velocities, bit for bit where the positions are. */
+#define PARK_IA          16807
+#define PARK_IM          2147483647
+#define PARK_IQ          127773
+#define PARK_IR          2836
+#define PARK_GEOM_MASK   0x7ffffff
+#define PARK_GEOM_WARMUP 5
+
+typedef struct {
+  int seed, saved;
+  double second;
+} ParkRng;
+
+static double park_uniform(ParkRng *r) {
+  int k = r->seed / PARK_IQ;
+  r->seed = PARK_IA * (r->seed - k * PARK_IQ) - PARK_IR * k;
+  if (r->seed < 0) r->seed += PARK_IM;
+  return (1.0 / PARK_IM) * r->seed;
 }
 
-static double uniform01(uint64_t *s) { return ((double)(splitmix(s) >> 11) + 0.5) * 0x1.0p-53; }
+static double park_gaussian(ParkRng *r) {
+  if (r->saved) {
+    r->saved = 0;
+    return r->second;
+  }
+  double v1, v2, rsq;
+  do {
+    v1 = 2.0 * park_uniform(r) - 1.0;
+    v2 = 2.0 * park_uniform(r) - 1.0;
+    rsq = v1 * v1 + v2 * v2;
+  } while (rsq >= 1.0 || rsq == 0.0);
+  double fac = sqrt(-2.0 * log(rsq) / rsq);
+  r->second = v1 * fac;
+  r->saved = 1;
+  return v2 * fac;
+}
 
-/* LAMMPS's velocity command. create: Gaussian velocities from a generator
- * seeded by (seed, atom id), so the same atoms get the same velocities on
- * any number of ranks (md's own generator: LAMMPS's draws differ), the
- * group's momentum removed, then scaled to T exactly by the temperature
- * compute given (temp C), else one of the group. set and ramp: in lattice
- * units unless velocity_units = box, as LAMMPS's default. */
+static unsigned int one_at_a_time(unsigned int hash, const void *bytes, size_t n) {
+  const signed char *p = bytes;
+  for (size_t i = 0; i < n; i++) {
+    hash += (unsigned int)p[i];
+    hash += hash << 10;
+    hash ^= hash >> 6;
+  }
+  return hash;
+}
+
+static void park_reset(ParkRng *r, int base, const double x[3]) {
+  unsigned int hash = one_at_a_time(one_at_a_time(0, &base, sizeof base), x, 3 * sizeof *x);
+  hash += hash << 3;
+  hash ^= hash >> 11;
+  hash += hash << 15;
+  r->seed = (int)(hash & PARK_GEOM_MASK);
+  if (!r->seed) r->seed = 1;
+  for (int i = 0; i < PARK_GEOM_WARMUP; i++) park_uniform(r);
+  r->saved = 0;
+}
+
+typedef struct {
+  long long id;
+  int slot;
+} IdSlot;
+
+static int by_id(const void *a, const void *b) {
+  long long x = ((const IdSlot *)a)->id, y = ((const IdSlot *)b)->id;
+  return (x > y) - (x < y);
+}
+
+static void park_triple(ParkRng *r, int gaussian, double out[3]) {
+  for (int d = 0; d < 3; d++) out[d] = gaussian ? park_gaussian(r) : park_uniform(r) - 0.5;
+}
+
+/* LAMMPS's velocity command. create: a triple of draws per atom over
+ * 1/sqrt(mass), uniform in [-0.5, 0.5) (dist uniform, the default) or
+ * Gaussian; loop all (the default) draws the triples of atoms 1..N in id
+ * order on every rank, each keeping its own atoms' (so any rank count gets
+ * the same velocities), loop geom one triple from a generator seeded by the
+ * atom's position. Then the group's momentum removed (mom yes) and the
+ * velocities scaled to T exactly by the temperature compute given (temp C),
+ * else one of the group. set and ramp: in lattice units unless
+ * velocity_units = box, as LAMMPS's default. */
 static void velocity_create(FbContext *ctx, Md *md, const MdVelocity *v) {
   MdAtoms *a = &md->atoms;
   const int bit = 1 << v->group;
-  const double kT = md->units.boltz * v->temp / md->units.mvv2e;
+  if (!v->loop_geom && md->tags)
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "%s: velocity create loop all needs atom ids 1..N (the data file's have gaps, as "
+            "LAMMPS refuses them); use loop geom",
+            md->deck_path);
+  ParkRng rng = {(int)v->seed, 0, 0.0};
+  if (!v->loop_geom) { /* my atoms by id: ids are 1..N here */
+    IdSlot *order = malloc(((size_t)a->n_local + 1) * sizeof *order);
+    fb_agree(ctx, order ? 0 : FB_EXIT_RUNTIME, "out of memory creating velocities");
+    for (int i = 0; i < a->n_local; i++) order[i] = (IdSlot){a->id[i], i};
+    qsort(order, (size_t)a->n_local, sizeof *order, by_id);
+    double t[3];
+    for (long long id = 1, k = 0; id <= md->natoms; id++) {
+      park_triple(&rng, v->gaussian, t);
+      if (k == a->n_local || order[k].id != id) continue;
+      int i = order[k++].slot;
+      if (!(a->group[i] & bit)) continue;
+      double f = 1.0 / sqrt(md->mass[a->type[i]]);
+      for (int d = 0; d < 3; d++) a->v[i][d] = t[d] * f;
+    }
+    free(order);
+  } else {
+    for (int i = 0; i < a->n_local; i++) {
+      if (!(a->group[i] & bit)) continue;
+      double t[3], f = 1.0 / sqrt(md->mass[a->type[i]]);
+      park_reset(&rng, (int)v->seed, a->x[i]);
+      park_triple(&rng, v->gaussian, t);
+      for (int d = 0; d < 3; d++) a->v[i][d] = t[d] * f;
+    }
+  }
   double sums[4] = {0, 0, 0, 0}; /* momentum, mass */
   for (int i = 0; i < a->n_local; i++) {
     if (!(a->group[i] & bit)) continue;
-    uint64_t s = (uint64_t)v->seed * 0x100000001B3ULL ^ (uint64_t)a->id[i];
-    double m = md->mass[a->type[i]], sd = sqrt(kT / m);
-    for (int d = 0; d < 3; d += 2) {
-      double u1 = uniform01(&s), u2 = uniform01(&s), r = sqrt(-2.0 * log(u1));
-      a->v[i][d] = sd * r * cos(2.0 * M_PI * u2);
-      if (d == 0) a->v[i][1] = sd * r * sin(2.0 * M_PI * u2);
-    }
+    double m = md->mass[a->type[i]];
     for (int d = 0; d < 3; d++) sums[d] += m * a->v[i][d];
     sums[3] += m;
   }
+  if (v->keep_momentum) sums[3] = 0.0;
   md_sum_exact(ctx, sums, 4);
   for (int i = 0; i < a->n_local; i++)
     if ((a->group[i] & bit) && sums[3] > 0)
@@ -213,8 +309,7 @@ void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v) {
   const int bit = 1 << v->group;
   if (v->style == VEL_SET) {
     double value[3];
-    for (int d = 0; d < 3; d++)
-      value[d] = v->v_given[d] ? v->v[d] * velocity_unit(md, d) : 0.0;
+    for (int d = 0; d < 3; d++) value[d] = v->v_given[d] ? v->v[d] * velocity_unit(md, d) : 0.0;
     for (int i = 0; i < a->n_local; i++)
       if (a->group[i] & bit)
         for (int d = 0; d < 3; d++)

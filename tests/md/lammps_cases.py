@@ -16,6 +16,7 @@ Prints "ok - ..." / "not ok - ..." lines (tests/run-tests counts them) and
 exits 1 when a case fails."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -33,12 +34,25 @@ FORCE_TOL = 1e-12
 # LAMMPS's own spread there, and within 1e-9 over the equilibration.
 SHEAR_FLOOR_FACTOR = 10.0
 
-RUN_COMMON = """neighbor 0.3 bin
-neigh_modify delay 0 every 1 check yes
-compute pe all pe/atom
+# the first step's per-atom output, compared with md's (DUMP_DECK)
+DUMP_FIRST = """compute pe all pe/atom
 dump 1 all custom 1000000 first.dump id type x y z fx fy fz c_pe
 dump_modify 1 format float %20.15g sort id
 """
+RUN_COMMON = """neighbor 0.3 bin
+neigh_modify delay 0 every 1 check yes
+""" + DUMP_FIRST
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def preset(name, subs=()):
+    """md's preset deck inputs/md/NAME as a case's deck, with (pattern,
+    replacement) substitutions line by line."""
+    text = open(os.path.join(REPO, "inputs", "md", name)).read()
+    for pattern, repl in subs:
+        text = re.sub(pattern, repl, text, flags=re.M)
+    return text.replace("{", "{{").replace("}", "}}")
 
 # the periodic LJ cases' run input up to their coefficients
 LJ_READ_PERIODIC = """units lj
@@ -382,6 +396,86 @@ thermo = 50
 steps = 500
 """,
     },
+    # md's presets against the LAMMPS inputs they reproduce, from the input
+    # itself (no data file): the lattice, its atom ids (create_atoms's order
+    # on one rank) and the velocity command's draws (Park-Miller; loop geom
+    # for bench/in.lj, loop all for examples/shear) are LAMMPS's
+    "preset_lj_bench": {
+        "run": """units lj
+atom_style atomic
+lattice fcc 0.8442
+region box block 0 20 0 20 0 20
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+velocity all create 1.44 87287 loop geom
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0 2.5
+neighbor 0.3 bin
+neigh_modify delay 0 every 20 check no
+""" + DUMP_FIRST + """fix 1 all nve
+thermo 50
+thermo_modify format float %20.15g
+run 100
+""",
+        "deck": preset("lj_bench.ini"),
+        # a perfect lattice: its forces are rounding noise (1e-14), not compared
+        "frame_groups": (("x", "y", "z"), ("c_pe",)),
+    },
+    # examples/shear with LAMMPS's Ni_u3.eam, its shear run cut to 300 steps
+    # (LAMMPS numbers its atoms per rank, so its own 2-rank run starts from
+    # other velocities: md, at any rank count, is LAMMPS's 1-rank run)
+    "preset_shear": {
+        "needs": NI_U3,
+        "run": """units metal
+boundary s s p
+atom_style atomic
+lattice fcc 3.52
+region box block 0 16.0 0 10.0 0 2.828427
+create_box 3 box
+lattice fcc 3.52 orient x 1 0 0 orient y 0 1 1 orient z 0 -1 1 origin 0.5 0 0
+create_atoms 1 box
+pair_style eam
+pair_coeff * * {ni}
+neighbor 0.3 bin
+neigh_modify delay 5
+region lower block INF INF INF 0.9 INF INF
+region upper block INF INF 6.1 INF INF INF
+group lower region lower
+group upper region upper
+group boundary union lower upper
+group mobile subtract all boundary
+set group lower type 2
+set group upper type 3
+compute new3d mobile temp
+compute new2d mobile temp/partial 0 1 1
+velocity mobile create 300.0 5812775 temp new3d
+fix 1 all nve
+fix 2 boundary setforce 0.0 0.0 0.0
+fix 3 mobile temp/rescale 10 300.0 300.0 10.0 1.0
+fix_modify 3 temp new3d
+""" + DUMP_FIRST + """thermo 25
+thermo_modify temp new3d format float %20.15g
+timestep 0.001
+run 100
+undump 1
+velocity upper set 1.0 0 0
+velocity mobile ramp vx 0.0 1.0 y 1.4 8.6 sum yes
+unfix 3
+fix 3 mobile temp/rescale 10 300.0 300.0 10.0 1.0
+fix_modify 3 temp new2d
+thermo 100
+thermo_modify temp new2d
+reset_timestep 0
+run 300
+""",
+        "deck": preset("shear.ini", [(r"^pair_style = .*", "pair_style = eam"),
+                                     (r"^file = .*", "file = " + NI_U3),
+                                     (r"^elements = .*\n", ""), (r"^steps = 3000$", "steps = 300")]),
+        # the rotated lattice's positions differ from LAMMPS's in the last
+        # bits (5e-14 A), which moves the step-0 forces by 3e-12 of the largest
+        "force_tol": 1e-11,
+    },
     # EAM files other than the shear example's, each a periodic fcc crystal
     # at 600 K, displaced, 300 NVE steps of 1 fs: a two-element setfl file
     # (CuNi: the cross pair phi_CuNi, the elements in the file's order
@@ -655,11 +749,14 @@ def thermo_diff(a_runs, b_runs, b_header=None):
     return worst, where
 
 
-def frame_diff(a, b):
+FRAME_GROUPS = (("x", "y", "z"), ("fx", "fy", "fz"), ("c_pe",))
+
+
+def frame_diff(a, b, groups=FRAME_GROUPS):
     if set(a) != set(b):
         return None, "different atoms"
     worst, where = 0.0, ""
-    for group in (("x", "y", "z"), ("fx", "fy", "fz"), ("c_pe",)):
+    for group in groups:
         scale = max(abs(atom[c]) for atom in a.values() for c in group)
         for k in a:
             for c in group:
@@ -682,10 +779,10 @@ def case(name, spec, md, mpirun, work, ranks):
     if spec.get("needs") and not os.path.exists(spec["needs"]):
         print("skip - md = LAMMPS %s: %s missing (lammps-data)" % (name, spec["needs"]))
         return True
-    open(os.path.join(d, "make.in"), "w").write(spec["make"].format(**fill))
+    open(os.path.join(d, "make.in"), "w").write(spec.get("make", "").format(**fill))
     open(os.path.join(d, "run.in"), "w").write(spec["run"].format(**fill))
     open(os.path.join(d, "md.ini"), "w").write(spec["deck"].format(**fill) + DUMP_DECK.format(**fill))
-    if run(["lmp", "-in", "make.in", "-log", "none"], d, os.path.join(d, "make.out")):
+    if spec.get("make") and run(["lmp", "-in", "make.in", "-log", "none"], d, os.path.join(d, "make.out")):
         print("not ok - md = LAMMPS %s: lmp could not build the system (%s/make.out)" % (name, d))
         return False
     if spec.get("transform"):
@@ -717,11 +814,12 @@ def case(name, spec, md, mpirun, work, ranks):
         md_runs = [(cols, rows) for rows in md_rows]
         lmp_cmp = [(h, rows) for h, rows in lmp_runs[1]]
         worst, where = thermo_diff(lmp_cmp, md_runs)
-        fworst, fwhere = frame_diff(lmp_frame, first_frame(os.path.join(d, "md_first.dump")))
+        fworst, fwhere = frame_diff(lmp_frame, first_frame(os.path.join(d, "md_first.dump")),
+                                    spec.get("frame_groups", FRAME_GROUPS))
         tol = THERMO_TOL
         if spec.get("floor_factor") and floor is not None:
             tol = max(THERMO_TOL, spec["floor_factor"] * floor)
-        good = (worst is not None and worst <= tol and fworst is not None and fworst <= FORCE_TOL
+        good = (worst is not None and worst <= tol and fworst is not None and fworst <= spec.get("force_tol", FORCE_TOL)
                 and rec["validation"]["status"] == "PASS")
         rows = sum(len(r) for _, r in lmp_cmp)
         print("%s - md = LAMMPS %s at %d ranks: %d thermo rows, worst %s (%s; LAMMPS 1 vs 2 ranks %s, "
