@@ -110,10 +110,12 @@ rc=$?
 check "md: a lost atom is a FAIL (exit $rc)" \
   [ $rc -eq 1 -a "$(json "$REC" 'any(c["name"] == "atoms_kept" and not c["pass"] for c in r["validation"]["checks"])')" = true ]
 # Atoms that cross more than a box length (one rank) or a whole sub-box
-# (eight ranks of 1.25) between two rebuilds: small.data at T = 200 with
-# the list rebuilt at step 1000 only. LAMMPS stops with "Lost atoms:
-# original 4 current 0" at 1 and 8 ranks; md drops them too, and FAILs.
-sed -e 's/^steps = 10$/steps = 1500\ntemperature = 200.0\nneigh_every = 1000\nneigh_check = false/' \
+# (eight ranks of 1.25) between two rebuilds: small.data at T = 5000 with
+# the list rebuilt at step 50 only (40 steps keep all four). LAMMPS stops
+# with "Lost atoms: original 4 current 0" at 1 and 8 ranks (T = 200, a
+# rebuild at step 1000: the same flight, slower); md drops them too, and
+# FAILs.
+sed -e 's/^steps = 10$/steps = 50\ntemperature = 5000.0\nneigh_every = 50\nneigh_check = false/' \
   tests/md/small.ini > "$MDT/fast.ini"
 for g in 1x1x1 8x1x1; do
   rm -f "$REC"
