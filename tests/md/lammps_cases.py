@@ -43,6 +43,56 @@ RUN_COMMON = """neighbor 0.3 bin
 neigh_modify delay 0 every 1 check yes
 """ + DUMP_FIRST
 
+# examples/shear (in.shear with LAMMPS's Ni_u3.eam), in pieces: the oriented
+# lattice, the walls and their groups, the fixes, and the two runs
+SHEAR_LATTICE = """units metal
+boundary s s p
+atom_style atomic
+lattice fcc 3.52
+region box block 0 16.0 0 10.0 0 2.828427
+create_box 3 box
+lattice fcc 3.52 orient x 1 0 0 orient y 0 1 1 orient z 0 -1 1 origin 0.5 0 0
+create_atoms 1 box
+pair_style eam
+pair_coeff * * {ni}
+"""
+SHEAR_WALLS = """region lower block INF INF INF 0.9 INF INF
+region upper block INF INF 6.1 INF INF INF
+group lower region lower
+group upper region upper
+group boundary union lower upper
+group mobile subtract all boundary
+set group lower type 2
+set group upper type 3
+compute new3d mobile temp
+"""
+SHEAR_FIXES = """compute new2d mobile temp/partial 0 1 1
+fix 1 all nve
+fix 2 boundary setforce 0.0 0.0 0.0
+fix 3 mobile temp/rescale 10 300.0 300.0 10.0 1.0
+fix_modify 3 temp new3d
+"""
+
+
+def shear_runs(steps, between=""):
+    """in.shear's 100 steps of equilibration, then `between`, then the shear
+    run of `steps` steps."""
+    return """thermo 25
+thermo_modify temp new3d format float %%20.15g
+timestep 0.001
+run 100
+%svelocity upper set 1.0 0 0
+velocity mobile ramp vx 0.0 1.0 y 1.4 8.6 sum yes
+unfix 3
+fix 3 mobile temp/rescale 10 300.0 300.0 10.0 1.0
+fix_modify 3 temp new2d
+thermo 100
+thermo_modify temp new2d
+reset_timestep 0
+run %d
+""" % (between, steps)
+
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -427,48 +477,9 @@ run 100
     # other velocities: md, at any rank count, is LAMMPS's 1-rank run)
     "preset_shear": {
         "needs": NI_U3,
-        "run": """units metal
-boundary s s p
-atom_style atomic
-lattice fcc 3.52
-region box block 0 16.0 0 10.0 0 2.828427
-create_box 3 box
-lattice fcc 3.52 orient x 1 0 0 orient y 0 1 1 orient z 0 -1 1 origin 0.5 0 0
-create_atoms 1 box
-pair_style eam
-pair_coeff * * {ni}
-neighbor 0.3 bin
-neigh_modify delay 5
-region lower block INF INF INF 0.9 INF INF
-region upper block INF INF 6.1 INF INF INF
-group lower region lower
-group upper region upper
-group boundary union lower upper
-group mobile subtract all boundary
-set group lower type 2
-set group upper type 3
-compute new3d mobile temp
-compute new2d mobile temp/partial 0 1 1
-velocity mobile create 300.0 5812775 temp new3d
-fix 1 all nve
-fix 2 boundary setforce 0.0 0.0 0.0
-fix 3 mobile temp/rescale 10 300.0 300.0 10.0 1.0
-fix_modify 3 temp new3d
-""" + DUMP_FIRST + """thermo 25
-thermo_modify temp new3d format float %20.15g
-timestep 0.001
-run 100
-undump 1
-velocity upper set 1.0 0 0
-velocity mobile ramp vx 0.0 1.0 y 1.4 8.6 sum yes
-unfix 3
-fix 3 mobile temp/rescale 10 300.0 300.0 10.0 1.0
-fix_modify 3 temp new2d
-thermo 100
-thermo_modify temp new2d
-reset_timestep 0
-run 300
-""",
+        "run": SHEAR_LATTICE + "neighbor 0.3 bin\nneigh_modify delay 5\n" + SHEAR_WALLS
+               + "velocity mobile create 300.0 5812775 temp new3d\n" + SHEAR_FIXES + DUMP_FIRST
+               + shear_runs(300, "undump 1\n"),
         "deck": preset("shear.ini", [(r"^pair_style = .*", "pair_style = eam"),
                                      (r"^file = .*", "file = " + NI_U3),
                                      (r"^elements = .*\n", ""), (r"^steps = 3000$", "steps = 300")]),
@@ -539,26 +550,7 @@ pair_coeff 1 1 1.0 1.0
     "shear_example": {
         "needs": NI_U3,
         "floor_factor": SHEAR_FLOOR_FACTOR,
-        "make": """units metal
-boundary s s p
-atom_style atomic
-lattice fcc 3.52
-region box block 0 16.0 0 10.0 0 2.828427
-create_box 3 box
-lattice fcc 3.52 orient x 1 0 0 orient y 0 1 1 orient z 0 -1 1 origin 0.5 0 0
-create_atoms 1 box
-pair_style eam
-pair_coeff * * {ni}
-region lower block INF INF INF 0.9 INF INF
-region upper block INF INF 6.1 INF INF INF
-group lower region lower
-group upper region upper
-group boundary union lower upper
-group mobile subtract all boundary
-set group lower type 2
-set group upper type 3
-compute new3d mobile temp
-velocity mobile create 300.0 5812775 temp new3d
+        "make": SHEAR_LATTICE + SHEAR_WALLS + """velocity mobile create 300.0 5812775 temp new3d
 write_data case.data
 """,
         "run": """units metal
@@ -570,33 +562,12 @@ pair_style eam
 pair_coeff * * {ni}
 neighbor 0.3 bin
 neigh_modify delay 5
-compute pe all pe/atom
-dump 1 all custom 1000000 first.dump id type x y z fx fy fz c_pe
-dump_modify 1 format float %20.15g sort id
-group lower type 2
+""" + DUMP_FIRST + """group lower type 2
 group upper type 3
 group boundary union lower upper
 group mobile subtract all boundary
 compute new3d mobile temp
-compute new2d mobile temp/partial 0 1 1
-fix 1 all nve
-fix 2 boundary setforce 0.0 0.0 0.0
-fix 3 mobile temp/rescale 10 300.0 300.0 10.0 1.0
-fix_modify 3 temp new3d
-thermo 25
-thermo_modify temp new3d format float %20.15g
-timestep 0.001
-run 100
-velocity upper set 1.0 0 0
-velocity mobile ramp vx 0.0 1.0 y 1.4 8.6 sum yes
-unfix 3
-fix 3 mobile temp/rescale 10 300.0 300.0 10.0 1.0
-fix_modify 3 temp new2d
-thermo 100
-thermo_modify temp new2d
-reset_timestep 0
-run 3000
-""",
+""" + SHEAR_FIXES + shear_runs(3000),
         "deck": """[system]
 units = metal
 read_data = {dir}/case.data
