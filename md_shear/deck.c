@@ -108,7 +108,7 @@ static void read_deck(FbContext *ctx, Md *md, MdDeck *d) {
       {"fixes", "setforce", FB_KEY_STRING, d->setforce, 0, 0, 0},
       {"run", "timestep", FB_KEY_DOUBLE, &md->dt, 1e-9, 1.0, 0},
       {"run", "temperature", FB_KEY_DOUBLE, &d->temperature, 0.0, 1e6, 0},
-      {"run", "seed", FB_KEY_INT, &d->seed, 1, 2147483647, 0},
+      {"run", "seed", FB_KEY_INT, &d->seed, 1, 2147483646, 0},
       {"run", "skin", FB_KEY_DOUBLE, &md->skin, 0.0, 100.0, 0},
       {"run", "neigh_every", FB_KEY_INT, &md->neigh_every, 1, 1000000, 0},
       {"run", "neigh_delay", FB_KEY_INT, &md->neigh_delay, 0, 1000000, 0},

@@ -2,9 +2,10 @@
  * neighbours in three dimension-by-dimension stages (so edge and corner
  * ghosts arrive through two or three hops), with periodic images shifted by
  * the box length; a sub-box thinner than the cutoff plus skin takes more
- * hops along its dimension, each passing on what the one before brought; positions go forward every
- * step, forces (and EAM densities) come back, EAM embedding derivatives go forward, and atoms that
- * left the sub-box migrate at each neighbour-list rebuild. */
+ * hops along its dimension, each passing on what the one before brought.
+ * Positions go forward every step, forces (and EAM densities) come back,
+ * EAM embedding derivatives go forward, and atoms that left the sub-box
+ * migrate at each neighbour-list rebuild. */
 #include "md.h"
 
 #include <math.h>
@@ -75,13 +76,14 @@ void md_comm_setup(FbContext *ctx, Md *md) {
   md->comm.cart = md->decomp.cart;
   long long total = 0;
   for (int d = 0; d < 3; d++) {
+    const char axis[3] = {'x', 'y', 'z'};
     int p = md->decomp.dims[d];
     double hops = floor(md->cutghost * p / md->prd[d]) + 1.0;
     if (!(hops <= MD_MAX_HOPS))
       fb_fail(ctx, FB_EXIT_USAGE,
               "the cutoff plus skin (%.4g) spans %.3g sub-boxes along %c (%d ranks over %.4g); "
               "at most %d",
-              md->cutghost, hops, "xyz"[d], p, md -> prd[d], MD_MAX_HOPS);
+              md->cutghost, hops, axis[d], p, md->prd[d], MD_MAX_HOPS);
     if (!md->periodic[d] && hops > p - 1) hops = p - 1;
     md->hops[d] = (int)hops;
     total += 2 * md->hops[d];

@@ -214,8 +214,9 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
     if (*end || !(v->temp >= 0) || !isfinite(v->temp))
       md_deck_fail(ctx, md, section, "velocity", usage);
     v->seed = strtoll(tok[3], &end, 10);
-    if (*end || v->seed < 1)
-      md_deck_fail(ctx, md, section, "velocity", "create: the seed must be a positive integer");
+    if (*end || v->seed < 1 || v->seed >= 2147483647) /* Park-Miller's seeds: 1..2^31-2 */
+      md_deck_fail(ctx, md, section, "velocity",
+                   "create: the seed must be an integer from 1 to 2147483646 (LAMMPS's)");
     k = 4;
   } else if (!strcmp(tok[0], "set") && n >= 5) {
     v->style = VEL_SET;

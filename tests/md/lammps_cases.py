@@ -93,6 +93,28 @@ run %d
 """ % (between, steps)
 
 
+def in_lj(cells, velocity_keywords):
+    """LAMMPS's bench/in.lj on cells^3 fcc cells, its velocity command's
+    keywords given, with the first step's dump."""
+    return """units lj
+atom_style atomic
+lattice fcc 0.8442
+region box block 0 %d 0 %d 0 %d
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+velocity all create 1.44 87287 %s
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0 2.5
+neighbor 0.3 bin
+neigh_modify delay 0 every 20 check no
+""" % (cells, cells, cells, velocity_keywords) + DUMP_FIRST + """fix 1 all nve
+thermo 50
+thermo_modify format float %20.15g
+run 100
+"""
+
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -451,25 +473,18 @@ steps = 500
     # on one rank) and the velocity command's draws (Park-Miller; loop geom
     # for bench/in.lj, loop all for examples/shear) are LAMMPS's
     "preset_lj_bench": {
-        "run": """units lj
-atom_style atomic
-lattice fcc 0.8442
-region box block 0 20 0 20 0 20
-create_box 1 box
-create_atoms 1 box
-mass 1 1.0
-velocity all create 1.44 87287 loop geom
-pair_style lj/cut 2.5
-pair_coeff 1 1 1.0 1.0 2.5
-neighbor 0.3 bin
-neigh_modify delay 0 every 20 check no
-""" + DUMP_FIRST + """fix 1 all nve
-thermo 50
-thermo_modify format float %20.15g
-run 100
-""",
+        "run": in_lj(20, "loop geom"),
         "deck": preset("lj_bench.ini"),
         # a perfect lattice: its forces are rounding noise (1e-14), not compared
+        "frame_groups": (("x", "y", "z"), ("c_pe",)),
+    },
+    # the velocity command's other draws: Gaussian, loop all, the momentum
+    # kept (bench/in.lj at 8^3 cells, 2048 atoms)
+    "preset_lj_gaussian": {
+        "run": in_lj(8, "dist gaussian mom no"),
+        "deck": preset("lj_bench.ini", [(r"^box = 20 20 20$", "box = 8 8 8"), (r"^seed = .*\n", ""),
+                                        (r"^temperature = .*",
+                                         "velocity = create all 1.44 87287 dist gaussian mom no")]),
         "frame_groups": (("x", "y", "z"), ("c_pe",)),
     },
     # examples/shear with LAMMPS's Ni_u3.eam, its shear run cut to 300 steps
