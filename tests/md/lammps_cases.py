@@ -36,7 +36,7 @@ SHEAR_FLOOR_FACTOR = 10.0
 
 # the first step's per-atom output, compared with md's (DUMP_DECK)
 DUMP_FIRST = """compute pe all pe/atom
-dump 1 all custom 1000000 first.dump id type x y z fx fy fz c_pe
+dump 1 all custom 1000000 first.dump id type x y z vx vy vz fx fy fz c_pe
 dump_modify 1 format float %20.15g sort id
 """
 RUN_COMMON = """neighbor 0.3 bin
@@ -476,7 +476,7 @@ steps = 500
         "run": in_lj(20, "loop geom"),
         "deck": preset("lj_bench.ini"),
         # a perfect lattice: its forces are rounding noise (1e-14), not compared
-        "frame_groups": (("x", "y", "z"), ("c_pe",)),
+        "frame_groups": (("x", "y", "z"), ("vx", "vy", "vz"), ("c_pe",)),
     },
     # the velocity command's other draws: Gaussian, loop all, the momentum
     # kept (bench/in.lj at 8^3 cells, 2048 atoms)
@@ -485,7 +485,7 @@ steps = 500
         "deck": preset("lj_bench.ini", [(r"^box = 20 20 20$", "box = 8 8 8"), (r"^seed = .*\n", ""),
                                         (r"^temperature = .*",
                                          "velocity = create all 1.44 87287 dist gaussian mom no")]),
-        "frame_groups": (("x", "y", "z"), ("c_pe",)),
+        "frame_groups": (("x", "y", "z"), ("vx", "vy", "vz"), ("c_pe",)),
     },
     # examples/shear with LAMMPS's Ni_u3.eam, its shear run cut to 300 steps
     # (LAMMPS numbers its atoms per rank, so its own 2-rank run starts from
@@ -664,7 +664,7 @@ TRANSFORMS = {"held_out_layout": held_out_layout}
 DUMP_DECK = """[output]
 dump = {dir}/md_first.dump
 dump_every = 1000000
-dump_columns = id type x y z fx fy fz c_pe
+dump_columns = id type x y z vx vy vz fx fy fz c_pe
 """
 
 
@@ -735,7 +735,7 @@ def thermo_diff(a_runs, b_runs, b_header=None):
     return worst, where
 
 
-FRAME_GROUPS = (("x", "y", "z"), ("fx", "fy", "fz"), ("c_pe",))
+FRAME_GROUPS = (("x", "y", "z"), ("vx", "vy", "vz"), ("fx", "fy", "fz"), ("c_pe",))
 
 
 def frame_diff(a, b, groups=FRAME_GROUPS):
@@ -809,7 +809,7 @@ def case(name, spec, md, mpirun, work, ranks):
                 and rec["validation"]["status"] == "PASS")
         rows = sum(len(r) for _, r in lmp_cmp)
         print("%s - md = LAMMPS %s at %d ranks: %d thermo rows, worst %s (%s; LAMMPS 1 vs 2 ranks %s, "
-              "bound %.0e); first-step positions, forces, per-atom energy worst %s (%s), %s"
+              "bound %.0e); first-step positions, velocities, forces, per-atom energy worst %s (%s), %s"
               % ("ok" if good else "not ok", name, np, rows,
                  "%.1e" % worst if worst is not None else "-", where,
                  "%.1e" % floor if floor is not None else "-", tol,
