@@ -35,6 +35,7 @@ int md_atoms_reserve(MdAtoms *a, int n) {
   GROW(id);
   GROW(type);
   GROW(group);
+  GROW(image);
 #undef GROW
   a->cap = cap;
   return 0;
@@ -59,6 +60,7 @@ void md_atoms_free(MdAtoms *a) {
   free(a->id);
   free(a->type);
   free(a->group);
+  free(a->image);
   memset(a, 0, sizeof *a);
 }
 
@@ -77,6 +79,7 @@ int md_add_atom(Md *md, long long id, int type, const double x[3], const double 
   a->id[i] = id;
   a->type[i] = type;
   a->group[i] = 1; /* "all" until the groups are made */
+  a->image[i][0] = a->image[i][1] = a->image[i][2] = 0;
   return 0;
 }
 
@@ -279,18 +282,20 @@ static int read_pair_coeffs(DataReader *r, Md *md, int ij) {
  * loop for as long. Shrink-wrapped (s): inside [lo - small, hi + small),
  * the box set_initial_box widens by SMALL = 1e-4 of its length before the
  * atoms are read. Fixed (f) and minimum (m): inside [lo, hi). Elsewhere
- * LAMMPS stops with "Did not assign all atoms correctly"; -1 here. */
+ * LAMMPS stops with "Did not assign all atoms correctly"; -1 here. Each
+ * length moved counts in *image, as remap's image flags (and the file's
+ * flags are kept within the same MD_DATA_MAX_IMAGES lengths). */
 #define MD_DATA_MAX_IMAGES 10000
 
-static int place_in_box(const Md *md, int d, double *x) {
+static int place_in_box(const Md *md, int d, double *x, int *image) {
   double lo = md->boxlo[d], hi = md->boxhi[d];
   if (md->periodic[d]) {
     double prd = hi - lo;
-    for (int k = 0; *x < lo; k++) {
+    for (int k = 0; *x < lo; k++, --*image) {
       if (k == MD_DATA_MAX_IMAGES) return -1;
       *x += prd;
     }
-    for (int k = 0; *x >= hi; k++) {
+    for (int k = 0; *x >= hi; k++, ++*image) {
       if (k == MD_DATA_MAX_IMAGES) return -1;
       *x -= prd;
     }
@@ -356,7 +361,7 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
   const double zero[3] = {0, 0, 0};
   for (long long k = 0; k < r->natoms; k++) {
     char *f[12];
-    long long id, type, image;
+    long long id, type, image[3] = {0, 0, 0};
     double x[3];
     if (!data_line(r) || is_section(r)) {
       char what[96];
@@ -373,11 +378,16 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
                            : "another number of");
     int ok = parse_ll(f[0], &id) && parse_ll(f[1], &type) && parse_d(f[2], &x[0]) &&
              parse_d(f[3], &x[1]) && parse_d(f[4], &x[2]);
-    for (int e = 5; e < n; e++) ok = ok && parse_ll(f[e], &image);
+    for (int e = 5; e < n; e++) ok = ok && parse_ll(f[e], &image[e - 5]);
     if (!ok)
       return fail(r, FB_EXIT_USAGE, "expected 'id type x y z [ix iy iz]' (atom_style atomic)%s",
                   "");
     if (id < 1) return fail(r, FB_EXIT_USAGE, "atom id %s is not a positive integer", f[0]);
+    for (int d = 0; d < 3; d++)
+      if (llabs(image[d]) > MD_DATA_MAX_IMAGES)
+        return fail(r, FB_EXIT_USAGE,
+                    "atom %s: an image flag past " TEXT_OF(MD_DATA_MAX_IMAGES) " box lengths",
+                    f[0]);
     if (!keep) { /* the ids are checked and numbered once all are read */
       r->ids[k][0] = id;
       r->ids[k][1] = r->line;
@@ -388,8 +398,11 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
     if (r->seen[id]) return fail(r, FB_EXIT_USAGE, "atom id %s appears twice", f[0]);
     if (type < 1 || type > r->ntypes)
       return fail(r, FB_EXIT_USAGE, "atom type %s is not an atom type of this file", f[1]);
+    int img[3];
+    for (int d = 0; d < 3; d++) /* LAMMPS resets a non-periodic dimension's flag to 0 */
+      img[d] = md->periodic[d] ? (int)image[d] : 0;
     for (int d = 0; d < 3; d++)
-      if (place_in_box(md, d, &x[d]))
+      if (place_in_box(md, d, &x[d], &img[d]))
         return fail(r, FB_EXIT_USAGE,
                     md->periodic[d] ? "atom %s is more than " TEXT_OF(
                                           MD_DATA_MAX_IMAGES) " box lengths outside the box"
@@ -401,6 +414,7 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
       r->slot[id] = md->atoms.n_local;
       if (md_add_atom(md, id, (int)type - 1, x, zero))
         return fail(r, FB_EXIT_RUNTIME, "out of memory reading %s", r->path);
+      memcpy(md->atoms.image[md->atoms.n_local - 1], img, sizeof img);
     }
   }
   return 0;

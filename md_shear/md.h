@@ -16,7 +16,7 @@ enum { PH_PAIR, PH_NEIGH, PH_COMM, PH_REDUCTIONS, PH_OUTPUT, PH_OTHER, PH_COUNT 
 #define MD_MAX_STAGES       8  /* LAMMPS "run" commands: [run1] ... [run8] */
 #define MD_MAX_VELOCITY     4  /* velocity commands before one run */
 #define MD_MAX_COLUMNS      16 /* thermo columns */
-#define MD_MAX_DUMP_COLUMNS 12
+#define MD_MAX_DUMP_COLUMNS 18
 #define MD_PATH             256
 #define MD_NAME             32
 #define MD_GROUP_ALL        0
@@ -76,6 +76,7 @@ typedef struct {
   double *rho, *fp, *eatom;
   long long *id;
   int *type, *group;
+  int (*image)[3]; /* owned atoms: periodic images crossed (LAMMPS's image flags) */
 } MdAtoms;
 
 /* One ghost swap: atoms sent to a neighbour and received back. A dimension
@@ -138,7 +139,7 @@ typedef struct {
 } MdCompute;
 
 /* One velocity command before a run (LAMMPS's velocity). */
-typedef enum { VEL_CREATE, VEL_SET, VEL_RAMP } MdVelStyle;
+typedef enum { VEL_CREATE, VEL_SET, VEL_RAMP, VEL_ZERO } MdVelStyle;
 typedef struct {
   MdVelStyle style;
   int group;
@@ -146,6 +147,7 @@ typedef struct {
   long long seed;
   int compute;                            /* create T SEED [temp C] */
   int gaussian, loop_geom, keep_momentum; /* create's dist gaussian, loop geom, mom no */
+  int zero_rotation;                      /* create's rot yes; zero angular (else linear) */
   double v[3];
   int v_given[3]; /* set VX VY VZ (NULL: unchanged) */
   int vdim, cdim;
@@ -193,7 +195,8 @@ typedef struct {
   char header[MD_NAME]; /* LAMMPS's column name */
 } MdColumn;
 
-/* Dump columns (dump custom): id type x y z vx vy vz fx fy fz c_pe. */
+/* Dump columns (dump custom): id type x y z vx vy vz fx fy fz c_pe xu yu zu
+ * ix iy iz, named as md_dump_words lists them. */
 typedef enum {
   DU_ID,
   DU_TYPE,
@@ -206,8 +209,16 @@ typedef enum {
   DU_FX,
   DU_FY,
   DU_FZ,
-  DU_PE
+  DU_PE,
+  DU_XU,
+  DU_YU,
+  DU_ZU,
+  DU_IX,
+  DU_IY,
+  DU_IZ,
+  DU_COUNT
 } MdDumpKey;
+extern const char *const md_dump_words[DU_COUNT];
 
 /* The H5MD trajectory while it is being written (rank 0). */
 typedef struct {

@@ -13,9 +13,9 @@
 #include <string.h>
 
 /* Values per atom in a border message (x y z type id) and a migration
- * message (x y z vx vy vz type id group). */
+ * message (x y z vx vy vz type id group ix iy iz). */
 #define BORDER_WIDTH  5
-#define MIGRATE_WIDTH 9
+#define MIGRATE_WIDTH 12
 
 static int reserve(double **buf, size_t *cap, size_t n) {
   if (n <= *cap) return 0;
@@ -235,6 +235,7 @@ static void drop_local(MdAtoms *a, int i) {
   a->type[i] = a->type[last];
   a->id[i] = a->id[last];
   a->group[i] = a->group[last];
+  memcpy(a->image[i], a->image[last], sizeof a->image[i]);
 }
 
 /* Periodic wrap, then atoms that left the sub-box move to the neighbour,
@@ -251,11 +252,12 @@ void md_migrate(FbContext *ctx, Md *md) {
     int out = 0;
     for (int d = 0; d < 3; d++) {
       double *x = &a->x[i][d];
+      int *image = &a->image[i][d];
       if (md->periodic[d] && md->decomp.dims[d] == 1) {
         out |= *x < md->boxlo[d] - md->prd[d] || *x >= md->boxhi[d] + md->prd[d];
-        if (*x < md->boxlo[d]) *x += md->prd[d];
-        if (*x >= md->boxhi[d]) *x -= md->prd[d];
-        if (*x >= md->boxhi[d]) *x = md->boxlo[d]; /* -tiny + prd rounded up to hi */
+        if (*x < md->boxlo[d]) *x += md->prd[d], --*image;
+        if (*x >= md->boxhi[d]) *x -= md->prd[d], ++*image;
+        if (*x >= md->boxhi[d]) *x = md->boxlo[d], ++*image; /* -tiny + prd rounded up to hi */
       }
       out |= md->boundary[d] == 'f' && (*x < md->boxlo[d] || *x >= md->boxhi[d]);
     }
@@ -283,12 +285,15 @@ void md_migrate(FbContext *ctx, Md *md) {
           for (int e = 0; e < 3; e++) {
             b[e] = a->x[i][e];
             b[3 + e] = a->v[i][e];
+            b[9 + e] = a->image[i][e];
           }
           /* across the periodic boundary: into the box on the other side */
           const int *c = md->decomp.coords, *p = md->decomp.dims;
-          if (dir == 0 && c[d] == 0) b[d] += md->prd[d];
-          if (dir == 1 && c[d] == p[d] - 1) b[d] -= md->prd[d];
-          if (b[d] >= md->boxhi[d]) b[d] = md->boxlo[d];
+          if (dir == 0 && c[d] == 0) {
+            b[d] += md->prd[d], b[9 + d]--;
+            if (b[d] >= md->boxhi[d]) b[d] = md->boxlo[d], b[9 + d]++; /* rounded up to hi */
+          }
+          if (dir == 1 && c[d] == p[d] - 1) b[d] -= md->prd[d], b[9 + d]++;
           b[6] = a->type[i];
           b[7] = (double)a->id[i];
           b[8] = a->group[i];
@@ -308,6 +313,7 @@ void md_migrate(FbContext *ctx, Md *md) {
         for (int e = 0; e < 3; e++) {
           a->x[i][e] = b[e];
           a->v[i][e] = b[3 + e];
+          a->image[i][e] = (int)b[9 + e];
         }
         a->type[i] = (int)b[6];
         a->id[i] = (long long)b[7];

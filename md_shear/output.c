@@ -80,13 +80,19 @@ static void attr_strs(hid_t loc, const char *name, const char *const *v, int n) 
   H5Tclose(ty);
 }
 
-static void dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
-                    const void *data) {
+/* An open dataset of the file type given, to be written. */
+static hid_t dataset_typed(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims) {
   hid_t sp = H5Screate_simple(rank, dims, NULL);
   hid_t ds = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Sclose(sp);
+  return ds;
+}
+
+static void dataset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                    const void *data) {
+  hid_t ds = dataset_typed(loc, name, type, rank, dims);
   H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
   H5Dclose(ds);
-  H5Sclose(sp);
 }
 
 /* The H5MD header and the particles group with its box. */
@@ -124,9 +130,9 @@ static hid_t h5md_create(const Md *md, const char *path, hid_t *all) {
   return f;
 }
 
-/* Gathers per-atom ids-ordered x, v and (type, group) on rank 0. */
+/* Gathers per-atom ids-ordered x, v, (type, group) and image flags on rank 0. */
 typedef struct {
-  double *x, *v, *tg;
+  double *x, *v, *tg, *image;
 } Gathered;
 
 static int gather_state(FbContext *ctx, const Md *md, Gathered *g) {
@@ -134,23 +140,28 @@ static int gather_state(FbContext *ctx, const Md *md, Gathered *g) {
   size_t n3 = (size_t)md->natoms * 3;
   memset(g, 0, sizeof *g);
   double(*tg)[3] = malloc(((size_t)a->n_local + 1) * sizeof *tg);
-  int bad = !tg;
+  double(*image)[3] = malloc(((size_t)a->n_local + 1) * sizeof *image);
+  int bad = !tg || !image;
   if (ctx->rank == 0) {
     g->x = malloc(n3 * sizeof *g->x);
     g->v = malloc(n3 * sizeof *g->v);
     g->tg = malloc(n3 * sizeof *g->tg);
-    bad |= !g->x || !g->v || !g->tg;
+    g->image = malloc(n3 * sizeof *g->image);
+    bad |= !g->x || !g->v || !g->tg || !g->image;
   }
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory gathering the atoms for output");
   for (int i = 0; i < a->n_local; i++) {
     tg[i][0] = a->type[i];
     tg[i][1] = a->group[i];
     tg[i][2] = 0;
+    for (int d = 0; d < 3; d++) image[i][d] = a->image[i][d];
   }
   md_gather_owned(ctx, md, &a->x[0][0], 3, g->x);
   md_gather_owned(ctx, md, &a->v[0][0], 3, g->v);
   md_gather_owned(ctx, md, &tg[0][0], 3, g->tg);
+  md_gather_owned(ctx, md, &image[0][0], 3, g->image);
   free(tg);
+  free(image);
   return 0;
 }
 
@@ -168,6 +179,7 @@ static void free_gathered(Gathered *g) {
   free(g->x);
   free(g->v);
   free(g->tg);
+  free(g->image);
 }
 
 /* ------------------------------------------------------------ trajectory */
@@ -289,9 +301,6 @@ void md_trajectory_frame(FbContext *ctx, Md *md) {
 
 /* ------------------------------------------------------------------ dump */
 
-static const char *const DUMP_HEADERS[] = {"id", "type", "x",  "y",  "z",  "vx",
-                                           "vy", "vz",   "fx", "fy", "fz", "c_pe"};
-
 /* One frame of LAMMPS's dump custom (sorted by id), 17 digits. */
 void md_dump_frame(FbContext *ctx, Md *md) {
   fb_timer_start(&ctx->timers, PH_OUTPUT);
@@ -318,7 +327,7 @@ void md_dump_frame(FbContext *ctx, Md *md) {
       for (int d = 0; d < 3; d++) fprintf(out, "%.17g %.17g\n", md->simlo[d], md->simhi[d]);
       fprintf(out, "ITEM: ATOMS");
       for (int c = 0; c < md->n_dump_columns; c++)
-        fprintf(out, " %s", DUMP_HEADERS[md->dump_column[c]]);
+        fprintf(out, " %s", md_dump_words[md->dump_column[c]]);
       fprintf(out, "\n");
       for (long long k = 0; k < md->natoms; k++) {
         for (int c = 0; c < md->n_dump_columns; c++) {
@@ -334,8 +343,13 @@ void md_dump_frame(FbContext *ctx, Md *md) {
             fprintf(out, "%s%.17g", sep, g.v[3 * k + key - DU_VX]);
           else if (key <= DU_FZ)
             fprintf(out, "%s%.17g", sep, f[3 * k + key - DU_FX]);
-          else
+          else if (key == DU_PE)
             fprintf(out, "%s%.17g", sep, e[k]);
+          else if (key <= DU_ZU) /* LAMMPS's xu: x + ix * the box length */
+            fprintf(out, "%s%.17g", sep,
+                    g.x[3 * k + key - DU_XU] + g.image[3 * k + key - DU_XU] * md->prd[key - DU_XU]);
+          else
+            fprintf(out, "%s%d", sep, (int)g.image[3 * k + key - DU_IX]);
         }
         fprintf(out, "\n");
       }
@@ -398,11 +412,13 @@ void md_restart_write(FbContext *ctx, Md *md) {
       rc = FB_EXIT_RUNTIME;
     else {
       hsize_t dims[2] = {(hsize_t)md->natoms, 3};
-      const char *names[2] = {"position", "velocity"};
-      const double *data[2] = {g.x, g.v};
-      for (int k = 0; k < 2; k++) {
+      const char *names[3] = {"position", "velocity", "image"}; /* image: H5MD's, as ints */
+      const double *data[3] = {g.x, g.v, g.image};
+      for (int k = 0; k < 3; k++) {
         hid_t s = H5Gcreate2(all, names[k], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        dataset(s, "value", H5T_NATIVE_DOUBLE, 2, dims, data[k]);
+        hid_t ds = dataset_typed(s, "value", k == 2 ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, 2, dims);
+        H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data[k]);
+        H5Dclose(ds);
         hsize_t one = 1;
         double time = md->step * md->dt;
         dataset(s, "step", H5T_NATIVE_LLONG, 1, &one, &md->step);
@@ -539,6 +555,16 @@ static int restart_atoms(hid_t f, Md *md, const char *path, char *err, size_t le
              "%s: damaged restart: positions, velocities, species or groups missing or short",
              path);
   }
+  /* image flags: absent from restarts written before md kept them (then 0) */
+  int *image = rc ? NULL : calloc(n * 3 + 1, sizeof *image);
+  if (!rc && !image) {
+    rc = FB_EXIT_RUNTIME;
+    snprintf(err, len, "out of memory reading %s", path);
+  } else if (!rc && H5Lexists(f, "/particles/all/image", H5P_DEFAULT) > 0 &&
+             read_ds(f, "/particles/all/image/value", H5T_NATIVE_INT, image, n * 3)) {
+    rc = FB_EXIT_USAGE;
+    snprintf(err, len, "%s: damaged restart: image flags short", path);
+  }
   for (size_t k = 0; !rc && k < n; k++) {
     if (species[k] < 0 || species[k] >= md->ntypes) {
       rc = FB_EXIT_USAGE;
@@ -559,7 +585,9 @@ static int restart_atoms(hid_t f, Md *md, const char *path, char *err, size_t le
     a->id[i] = (long long)k + 1;
     a->type[i] = species[k];
     a->group[i] = group[k];
+    memcpy(a->image[i], image + 3 * k, sizeof a->image[i]);
   }
+  free(image);
   free(x);
   free(v);
   free(species);

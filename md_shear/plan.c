@@ -190,7 +190,7 @@ static void read_computes(FbContext *ctx, Md *md, const MdDeck *d) {
   }
 }
 
-/* One velocity command: create / set / ramp, as LAMMPS's velocity. */
+/* One velocity command: create / set / ramp / zero, as LAMMPS's velocity. */
 static void read_velocity(FbContext *ctx, Md *md, const char *section, const char *text,
                           MdVelocity *v) {
   char buf[FB_DECK_STR], *save = NULL, *tok[16];
@@ -202,8 +202,9 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
   v->compute = -1;
   const char *usage =
       "must be 'create GROUP T SEED [temp COMPUTE] [dist uniform|gaussian] [loop all|geom] "
-      "[mom yes|no] [rot no]', 'set GROUP VX VY VZ [sum yes]' "
-      "(NULL keeps a component) or 'ramp GROUP vD VLO VHI D CLO CHI [sum yes]'";
+      "[mom yes|no] [rot yes|no]', 'set GROUP VX VY VZ [sum yes]' "
+      "(NULL keeps a component), 'ramp GROUP vD VLO VHI D CLO CHI [sum yes]' or "
+      "'zero GROUP linear|angular'";
   if (n < 2) md_deck_fail(ctx, md, section, "velocity", usage);
   v->group = need_group(ctx, md, section, "velocity", tok[1]);
   int k = 0;
@@ -244,6 +245,11 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
     if (!(v->chi > v->clo))
       md_deck_fail(ctx, md, section, "velocity", "ramp: the coordinate range must grow");
     k = 8;
+  } else if (!strcmp(tok[0], "zero") && n == 3 &&
+             (!strcmp(tok[2], "linear") || !strcmp(tok[2], "angular"))) {
+    v->style = VEL_ZERO;
+    v->zero_rotation = !strcmp(tok[2], "angular");
+    k = 3;
   } else {
     md_deck_fail(ctx, md, section, "velocity", usage);
   }
@@ -261,8 +267,9 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
     else if (v->style == VEL_CREATE && !strcmp(tok[k], "mom") &&
              (!strcmp(tok[k + 1], "yes") || !strcmp(tok[k + 1], "no")))
       v->keep_momentum = !strcmp(tok[k + 1], "no");
-    else if (v->style == VEL_CREATE && !strcmp(tok[k], "rot") && !strcmp(tok[k + 1], "no"))
-      continue;
+    else if (v->style == VEL_CREATE && !strcmp(tok[k], "rot") &&
+             (!strcmp(tok[k + 1], "yes") || !strcmp(tok[k + 1], "no")))
+      v->zero_rotation = !strcmp(tok[k + 1], "yes");
     else
       md_deck_fail(ctx, md, section, "velocity", usage);
   }
@@ -443,18 +450,21 @@ static void read_thermo_style(FbContext *ctx, Md *md, const MdDeck *d) {
     md_deck_fail(ctx, md, "run", "thermo_style", "custom columns start with step");
 }
 
+const char *const md_dump_words[DU_COUNT] = {"id", "type", "x",  "y",  "z",  "vx",
+                                             "vy", "vz",   "fx", "fy", "fz", "c_pe",
+                                             "xu", "yu",   "zu", "ix", "iy", "iz"};
+
 static void read_dump_columns(FbContext *ctx, Md *md, const MdDeck *d) {
-  static const char *const words[] = {"id", "type", "x",  "y",  "z",  "vx",
-                                      "vy", "vz",   "fx", "fy", "fz", "c_pe"};
   char buf[FB_DECK_STR], *save = NULL;
   snprintf(buf, sizeof buf, "%s", d->dump_columns[0] ? d->dump_columns : "id type x y z");
   md->n_dump_columns = 0;
   for (char *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
     int k = 0;
-    while (k < 12 && strcmp(words[k], w)) k++;
-    if (k == 12 || md->n_dump_columns >= MD_MAX_DUMP_COLUMNS)
+    while (k < DU_COUNT && strcmp(md_dump_words[k], w)) k++;
+    if (k == DU_COUNT || md->n_dump_columns >= MD_MAX_DUMP_COLUMNS)
       md_deck_fail(ctx, md, "output", "dump_columns",
-                   "columns are id type x y z vx vy vz fx fy fz c_pe (per-atom energy)");
+                   "columns are id type x y z vx vy vz fx fy fz c_pe (per-atom energy) xu yu zu "
+                   "(unwrapped) ix iy iz (image flags)");
     md->dump_column[md->n_dump_columns++] = (MdDumpKey)k;
   }
 }

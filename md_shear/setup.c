@@ -31,11 +31,13 @@ void md_sort_atoms(Md *md) {
   double(*tmp)[3] = malloc((size_t)n * sizeof *tmp + 1);
   long long *ids = malloc((size_t)n * sizeof *ids + 1);
   int *ints = malloc((size_t)n * sizeof *ints + 1);
-  if (!order || !tmp || !ids || !ints) { /* unsorted is still correct, only slower */
+  int(*images)[3] = malloc((size_t)n * sizeof *images + 1);
+  if (!order || !tmp || !ids || !ints || !images) { /* unsorted is still correct, only slower */
     free(order);
     free(tmp);
     free(ids);
     free(ints);
+    free(images);
     return;
   }
   long long nbins[3];
@@ -63,10 +65,13 @@ void md_sort_atoms(Md *md) {
   memcpy(a->type, ints, (size_t)n * sizeof *ints);
   for (int i = 0; i < n; i++) ints[i] = a->group[order[i].index];
   memcpy(a->group, ints, (size_t)n * sizeof *ints);
+  for (int i = 0; i < n; i++) memcpy(images[i], a->image[order[i].index], sizeof images[i]);
+  memcpy(a->image, images, (size_t)n * sizeof *images);
   free(order);
   free(tmp);
   free(ids);
   free(ints);
+  free(images);
 }
 
 /* ------------------------------------------------------------ the lattice */
@@ -226,12 +231,107 @@ static void park_triple(ParkRng *r, int gaussian, double out[3]) {
   for (int d = 0; d < 3; d++) out[d] = gaussian ? park_gaussian(r) : park_uniform(r) - 0.5;
 }
 
+/* LAMMPS's velocity zero_momentum: the group's centre-of-mass velocity
+ * taken from each of its atoms (sums exact: the same on any rank count). */
+static void zero_momentum(FbContext *ctx, Md *md, int group) {
+  MdAtoms *a = &md->atoms;
+  const int bit = 1 << group;
+  double sums[4] = {0, 0, 0, 0}; /* momentum, mass */
+  for (int i = 0; i < a->n_local; i++) {
+    if (!(a->group[i] & bit)) continue;
+    double m = md->mass[a->type[i]];
+    for (int d = 0; d < 3; d++) sums[d] += m * a->v[i][d];
+    sums[3] += m;
+  }
+  md_sum_exact(ctx, sums, 4);
+  for (int i = 0; i < a->n_local; i++)
+    if ((a->group[i] & bit) && sums[3] > 0)
+      for (int d = 0; d < 3; d++) a->v[i][d] -= sums[d] / sums[3];
+}
+
+/* Atom i's unwrapped position (LAMMPS's Domain::unmap): x plus its images. */
+static void unwrap(const Md *md, int i, double u[3]) {
+  for (int d = 0; d < 3; d++) u[d] = md->atoms.x[i][d] + md->atoms.image[i][d] * md->prd[d];
+}
+
+/* LAMMPS's Group::omega refuses no inertia tensor: below this determinant
+ * it takes the principal axes instead (a line of atoms, two atoms), which
+ * md does not; the same threshold (group.cpp's EPSILON). */
+#define MD_INERTIA_MIN_DET 1.0e-6
+
+/* LAMMPS's velocity zero_rotation: the group's angular velocity about its
+ * centre of mass (unwrapped positions), w = I^-1 L with I inverted by its
+ * cofactors as Group::omega does, then v -= w x r for each atom. */
+static void zero_rotation(FbContext *ctx, Md *md, int group) {
+  MdAtoms *a = &md->atoms;
+  const int bit = 1 << group;
+  double cm[4] = {0, 0, 0, 0}; /* mass-weighted position, mass */
+  for (int i = 0; i < a->n_local; i++) {
+    if (!(a->group[i] & bit)) continue;
+    double m = md->mass[a->type[i]], u[3];
+    unwrap(md, i, u);
+    for (int d = 0; d < 3; d++) cm[d] += u[d] * m;
+    cm[3] += m;
+  }
+  md_sum_exact(ctx, cm, 4);
+  if (!(cm[3] > 0)) return;
+  for (int d = 0; d < 3; d++) cm[d] /= cm[3];
+  double s[9] = {0}; /* angular momentum L, then I00 I11 I22 I01 I12 I02 */
+  for (int i = 0; i < a->n_local; i++) {
+    if (!(a->group[i] & bit)) continue;
+    double m = md->mass[a->type[i]], u[3], *v = a->v[i];
+    unwrap(md, i, u);
+    double dx = u[0] - cm[0], dy = u[1] - cm[1], dz = u[2] - cm[2];
+    s[0] += m * (dy * v[2] - dz * v[1]);
+    s[1] += m * (dz * v[0] - dx * v[2]);
+    s[2] += m * (dx * v[1] - dy * v[0]);
+    s[3] += m * (dy * dy + dz * dz);
+    s[4] += m * (dx * dx + dz * dz);
+    s[5] += m * (dx * dx + dy * dy);
+    s[6] -= m * dx * dy;
+    s[7] -= m * dy * dz;
+    s[8] -= m * dx * dz;
+  }
+  md_sum_exact(ctx, s, 9);
+  const double I[3][3] = {{s[3], s[6], s[8]}, {s[6], s[4], s[7]}, {s[8], s[7], s[5]}};
+  double det = I[0][0] * I[1][1] * I[2][2] + I[0][1] * I[1][2] * I[2][0] +
+               I[0][2] * I[1][0] * I[2][1] - I[0][0] * I[1][2] * I[2][1] -
+               I[0][1] * I[1][0] * I[2][2] - I[2][0] * I[1][1] * I[0][2];
+  if (!(det > MD_INERTIA_MIN_DET))
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "%s: velocity rot yes / zero angular: group %s's inertia tensor is singular "
+            "(determinant %.3g: too few atoms, or all on a line)",
+            md->deck_path, md->group_name[group], det);
+  double inv[3][3] = {
+      {I[1][1] * I[2][2] - I[1][2] * I[2][1], -(I[0][1] * I[2][2] - I[0][2] * I[2][1]),
+       I[0][1] * I[1][2] - I[0][2] * I[1][1]},
+      {-(I[1][0] * I[2][2] - I[1][2] * I[2][0]), I[0][0] * I[2][2] - I[0][2] * I[2][0],
+       -(I[0][0] * I[1][2] - I[0][2] * I[1][0])},
+      {I[1][0] * I[2][1] - I[1][1] * I[2][0], -(I[0][0] * I[2][1] - I[0][1] * I[2][0]),
+       I[0][0] * I[1][1] - I[0][1] * I[1][0]}};
+  double w[3];
+  for (int r = 0; r < 3; r++) {
+    for (int c = 0; c < 3; c++) inv[r][c] /= det;
+    w[r] = inv[r][0] * s[0] + inv[r][1] * s[1] + inv[r][2] * s[2];
+  }
+  for (int i = 0; i < a->n_local; i++) {
+    if (!(a->group[i] & bit)) continue;
+    double u[3];
+    unwrap(md, i, u);
+    double dx = u[0] - cm[0], dy = u[1] - cm[1], dz = u[2] - cm[2];
+    a->v[i][0] -= w[1] * dz - w[2] * dy;
+    a->v[i][1] -= w[2] * dx - w[0] * dz;
+    a->v[i][2] -= w[0] * dy - w[1] * dx;
+  }
+}
+
 /* LAMMPS's velocity command. create: a triple of draws per atom over
  * 1/sqrt(mass), uniform in [-0.5, 0.5) (dist uniform, the default) or
  * Gaussian; loop all (the default) draws the triples of atoms 1..N in id
  * order on every rank, each keeping its own atoms' (so any rank count gets
  * the same velocities), loop geom one triple from a generator seeded by the
- * atom's position. Then the group's momentum removed (mom yes) and the
+ * atom's position. Then the group's momentum removed (mom yes), its angular
+ * momentum about the centre of mass too (rot yes), and the
  * velocities scaled to T exactly by the temperature compute given (temp C),
  * else one of the group. set and ramp: in lattice units unless
  * velocity_units = box, as LAMMPS's default. */
@@ -268,18 +368,8 @@ static void velocity_create(FbContext *ctx, Md *md, const MdVelocity *v) {
       for (int d = 0; d < 3; d++) a->v[i][d] = t[d] * f;
     }
   }
-  double sums[4] = {0, 0, 0, 0}; /* momentum, mass */
-  for (int i = 0; i < a->n_local; i++) {
-    if (!(a->group[i] & bit)) continue;
-    double m = md->mass[a->type[i]];
-    for (int d = 0; d < 3; d++) sums[d] += m * a->v[i][d];
-    sums[3] += m;
-  }
-  if (v->keep_momentum) sums[3] = 0.0;
-  md_sum_exact(ctx, sums, 4);
-  for (int i = 0; i < a->n_local; i++)
-    if ((a->group[i] & bit) && sums[3] > 0)
-      for (int d = 0; d < 3; d++) a->v[i][d] -= sums[d] / sums[3];
+  if (!v->keep_momentum) zero_momentum(ctx, md, v->group);
+  if (v->zero_rotation) zero_rotation(ctx, md, v->group);
   int compute = v->compute;
   if (compute < 0) {         /* a temperature of the velocity's group, for the purpose */
     compute = md->ncomputes; /* the slot past the deck's computes is free */
@@ -303,6 +393,13 @@ static double velocity_unit(const Md *md, int d) {
 void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v) {
   if (v->style == VEL_CREATE) {
     velocity_create(ctx, md, v);
+    return;
+  }
+  if (v->style == VEL_ZERO) {
+    if (v->zero_rotation)
+      zero_rotation(ctx, md, v->group);
+    else
+      zero_momentum(ctx, md, v->group);
     return;
   }
   MdAtoms *a = &md->atoms;

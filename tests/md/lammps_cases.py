@@ -36,7 +36,7 @@ SHEAR_FLOOR_FACTOR = 10.0
 
 # the first step's per-atom output, compared with md's (DUMP_DECK)
 DUMP_FIRST = """compute pe all pe/atom
-dump 1 all custom 1000000 first.dump id type x y z vx vy vz fx fy fz c_pe
+dump 1 all custom 1000000 first.dump id type x y z vx vy vz fx fy fz c_pe ix iy iz
 dump_modify 1 format float %20.15g sort id
 """
 RUN_COMMON = """neighbor 0.3 bin
@@ -468,6 +468,59 @@ thermo = 50
 steps = 500
 """,
     },
+    # image flags: a solid whose atoms carry flags set per type (LAMMPS's set
+    # image) and whose face atoms cross the periodic faces as they vibrate;
+    # velocity create with rot yes (the velocity command's own example)
+    # zeroes the angular momentum about the unwrapped centre of mass, and
+    # after 500 steps (crossings tracked by md's migration) zero angular and
+    # zero linear do it again
+    "image_flags_rotation": {
+        "make": """units lj
+atom_style atomic
+boundary p p p
+lattice fcc 0.8442
+region box block 0 6 0 6 0 6
+create_box 2 box
+create_atoms 1 box
+mass 1 1.0
+mass 2 2.0
+set type 1 type/fraction 2 0.3 1212
+set type 1 image 0 1 -3
+set type 2 image 2 -1 0
+displace_atoms all random 0.05 0.05 0.05 4321
+write_data case.data
+""",
+        "run": LJ_READ_PERIODIC + """pair_coeff * * 1.0 1.0
+velocity all create 0.3 4928459 rot yes dist gaussian
+""" + RUN_COMMON + """fix 1 all nve
+timestep 0.003
+thermo_style custom step temp pe ke etotal press
+thermo_modify format float %20.15g
+thermo 50
+run 500
+velocity all zero angular
+velocity all zero linear
+run 500
+""",
+        "deck": lj_deck("p p p") + """pair_coeff = * * 1.0 1.0
+[run]
+timestep = 0.003
+thermo_style = custom step temp pe ke etotal press
+skin = 0.3
+neigh_every = 1
+neigh_delay = 0
+neigh_check = true
+[run1]
+velocity = create all 0.3 4928459 rot yes dist gaussian
+thermo = 50
+steps = 500
+[run2]
+velocity = zero all angular
+velocity = zero all linear
+thermo = 50
+steps = 500
+""",
+    },
     # md's presets against the LAMMPS inputs they reproduce, from the input
     # itself (no data file): the lattice, its atom ids (create_atoms's order
     # on one rank) and the velocity command's draws (Park-Miller; loop geom
@@ -476,7 +529,7 @@ steps = 500
         "run": in_lj(20, "loop geom"),
         "deck": preset("lj_bench.ini"),
         # a perfect lattice: its forces are rounding noise (1e-14), not compared
-        "frame_groups": (("x", "y", "z"), ("vx", "vy", "vz"), ("c_pe",)),
+        "frame_groups": (("x", "y", "z"), ("vx", "vy", "vz"), ("c_pe",), ("ix", "iy", "iz")),
     },
     # the velocity command's other draws: Gaussian, loop all, the momentum
     # kept (bench/in.lj at 8^3 cells, 2048 atoms)
@@ -485,7 +538,7 @@ steps = 500
         "deck": preset("lj_bench.ini", [(r"^box = 20 20 20$", "box = 8 8 8"), (r"^seed = .*\n", ""),
                                         (r"^temperature = .*",
                                          "velocity = create all 1.44 87287 dist gaussian mom no")]),
-        "frame_groups": (("x", "y", "z"), ("vx", "vy", "vz"), ("c_pe",)),
+        "frame_groups": (("x", "y", "z"), ("vx", "vy", "vz"), ("c_pe",), ("ix", "iy", "iz")),
     },
     # examples/shear with LAMMPS's Ni_u3.eam, its shear run cut to 300 steps
     # (LAMMPS numbers its atoms per rank, so its own 2-rank run starts from
@@ -664,7 +717,7 @@ TRANSFORMS = {"held_out_layout": held_out_layout}
 DUMP_DECK = """[output]
 dump = {dir}/md_first.dump
 dump_every = 1000000
-dump_columns = id type x y z vx vy vz fx fy fz c_pe
+dump_columns = id type x y z vx vy vz fx fy fz c_pe ix iy iz
 """
 
 
@@ -735,7 +788,8 @@ def thermo_diff(a_runs, b_runs, b_header=None):
     return worst, where
 
 
-FRAME_GROUPS = (("x", "y", "z"), ("vx", "vy", "vz"), ("fx", "fy", "fz"), ("c_pe",))
+# image flags as a group: any flag off by one is at least 1/max|flag| apart
+FRAME_GROUPS = (("x", "y", "z"), ("vx", "vy", "vz"), ("fx", "fy", "fz"), ("c_pe",), ("ix", "iy", "iz"))
 
 
 def frame_diff(a, b, groups=FRAME_GROUPS):
@@ -809,7 +863,7 @@ def case(name, spec, md, mpirun, work, ranks):
                 and rec["validation"]["status"] == "PASS")
         rows = sum(len(r) for _, r in lmp_cmp)
         print("%s - md = LAMMPS %s at %d ranks: %d thermo rows, worst %s (%s; LAMMPS 1 vs 2 ranks %s, "
-              "bound %.0e); first-step positions, velocities, forces, per-atom energy worst %s (%s), %s"
+              "bound %.0e); first-step positions, velocities, forces, per-atom energy, image flags worst %s (%s), %s"
               % ("ok" if good else "not ok", name, np, rows,
                  "%.1e" % worst if worst is not None else "-", where,
                  "%.1e" % floor if floor is not None else "-", tol,
