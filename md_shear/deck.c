@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const MdUnits UNITS_LJ = {"lj", 1.0, 1.0, 1.0, 1.0};
-/* LAMMPS update.cpp, "metal": eV, Angstrom, ps, g/mol, bar. */
-static const MdUnits UNITS_METAL = {"metal", 8.617343e-5, 1.0364269e-4, 1.0 / 1.0364269e-4,
-                                    1.6021765e6};
+static const MdUnits UNITS_LJ = {"lj", 1.0, 1.0, 1.0, 1.0, 1.0};
+/* LAMMPS update.cpp, "metal": eV, Angstrom, ps, g/mol, bar, g/cm^3. */
+static const MdUnits UNITS_METAL = {"metal",     8.617343e-5,      1.0364269e-4, 1.0 / 1.0364269e-4,
+                                    1.6021765e6, 1.0 / 0.602214129};
 
 void md_deck_fail(FbContext *ctx, const Md *md, const char *section, const char *key,
                   const char *what) {

@@ -77,8 +77,25 @@ static inline double spline_deriv(const MdSpline c, double p) {
 
 typedef struct {
   double energy, virial, min_rsq;
-  double e_cut; /* sum of the unshifted energy at the cutoff over the pairs inside it */
+  double e_cut;     /* sum of the unshifted energy at the cutoff over the pairs inside it */
+  double tensor[6]; /* the virial's xx yy zz xy xz yz (sums level SUMS_TENSOR) */
 } PairSums;
+
+/* What a pair loop sums beside the forces: nothing, the energy and scalar
+ * virial (thermo steps, the overlap check), or the virial tensor as well
+ * (a thermo column is a pressure component; the scalar is summed as it is
+ * without it, so the other columns keep their bits). */
+enum { SUMS_NONE, SUMS_SCALAR, SUMS_TENSOR };
+
+/* One pair's virial tensor, as LAMMPS's f dot r (xx yy zz xy xz yz). */
+static inline void tensor_add(double t[6], double dx, double dy, double dz, double fpair) {
+  t[0] += dx * dx * fpair;
+  t[1] += dy * dy * fpair;
+  t[2] += dz * dz * fpair;
+  t[3] += dx * dy * fpair;
+  t[4] += dx * dz * fpair;
+  t[5] += dy * dz * fpair;
+}
 
 /* One pair's force on i (into the row's running sums) and its reaction
  * on j (Newton's third law). */
@@ -93,11 +110,12 @@ static inline void pair_force(double (*restrict f)[3], int j, double dx, double 
 }
 
 static inline void pair_sums(PairSums *s, double energy, double virial, double min_rsq,
-                             double e_cut) {
+                             double e_cut, const double tensor[6]) {
   s->energy += energy;
   s->virial += virial;
   s->min_rsq = min_rsq;
   s->e_cut += e_cut;
+  for (int k = 0; k < 6; k++) s->tensor[k] += tensor[k];
 }
 
 /* The lj/cut loop. single_type lets the compiler keep the coefficients in
@@ -112,7 +130,7 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
   const int *restrict first = md->neigh.first, *restrict len = md->neigh.len,
                       *restrict pairs = md->neigh.pairs;
   const double cutsq0 = p->cutsq_ij[0][0];
-  double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq, e_cut = 0.0;
+  double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq, e_cut = 0.0, tensor[6] = {0};
   for (int i = lo; i < hi; i++) {
     const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
     const int ti = type[i];
@@ -142,32 +160,38 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
         virial += rsq * fpair;
         min_rsq = rsq < min_rsq ? rsq : min_rsq;
         e_cut += (single_type ? p->e_at_cut[0][0] : p->e_at_cut[ti][tj]) * inside;
+        if (sums == SUMS_TENSOR) tensor_add(tensor, dx, dy, dz, fpair);
       }
     }
     f[i][0] += fi[0];
     f[i][1] += fi[1];
     f[i][2] += fi[2];
   }
-  pair_sums(s, energy, virial, min_rsq, e_cut);
+  pair_sums(s, energy, virial, min_rsq, e_cut, tensor);
 }
 
 /* Energy, virial and the closest pair are summed only when they are used
  * (thermo steps, the overlap check after a rebuild), as LAMMPS's eflag and
  * vflag do; the forces are the same either way. */
 static int sums_due(const Md *md) { return md->energy_due || md->check_overlap; }
+static int sums_level(const Md *md) {
+  return !sums_due(md)                         ? SUMS_NONE
+         : md->energy_due && md->tensor_wanted ? SUMS_TENSOR
+                                               : SUMS_SCALAR;
+}
 
+/* Each loop compiled for each sums level and type count (literals). */
 static void lj_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
-  const int sums = sums_due(md);
-  if (md->ntypes == 1) {
-    if (sums)
-      lj_loop(md, f, lo, hi, s, 1, 1);
-    else
-      lj_loop(md, f, lo, hi, s, 1, 0);
-  } else {
-    if (sums)
-      lj_loop(md, f, lo, hi, s, 0, 1);
-    else
-      lj_loop(md, f, lo, hi, s, 0, 0);
+  const int single = md->ntypes == 1;
+  switch (sums_level(md)) {
+  case SUMS_NONE:
+    single ? lj_loop(md, f, lo, hi, s, 1, SUMS_NONE) : lj_loop(md, f, lo, hi, s, 0, SUMS_NONE);
+    break;
+  case SUMS_SCALAR:
+    single ? lj_loop(md, f, lo, hi, s, 1, SUMS_SCALAR) : lj_loop(md, f, lo, hi, s, 0, SUMS_SCALAR);
+    break;
+  default:
+    single ? lj_loop(md, f, lo, hi, s, 1, SUMS_TENSOR) : lj_loop(md, f, lo, hi, s, 0, SUMS_TENSOR);
   }
 }
 
@@ -256,7 +280,7 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
   const double rdr = p->rdr;
   const int nr = p->nr;
   const MdSpline *restrict rhor0 = p->rhor[0], *restrict z2r0 = p->z2r[0][0];
-  double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq;
+  double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq, tensor[6] = {0};
   for (int i = lo; i < hi; i++) {
     const double xi = x[i][0], yi = x[i][1], zi = x[i][2], fpi = fp[i];
     const int ei = single ? 0 : p->elem_of_type[type[i]];
@@ -292,27 +316,30 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
         const double rsq = dx * dx + dy * dy + dz * dz;
         virial += rsq * fpair;
         min_rsq = rsq < min_rsq ? rsq : min_rsq;
+        if (sums == SUMS_TENSOR) tensor_add(tensor, dx, dy, dz, fpair);
       }
     }
     f[i][0] += fi[0];
     f[i][1] += fi[1];
     f[i][2] += fi[2];
   }
-  pair_sums(s, energy, virial, min_rsq, 0.0);
+  pair_sums(s, energy, virial, min_rsq, 0.0, tensor);
 }
 
 static void eam_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
-  const int sums = sums_due(md);
-  if (md->pot.nelements == 1) {
-    if (sums)
-      eam_pair_loop(md, f, lo, hi, s, 1, 1);
-    else
-      eam_pair_loop(md, f, lo, hi, s, 1, 0);
-  } else {
-    if (sums)
-      eam_pair_loop(md, f, lo, hi, s, 0, 1);
-    else
-      eam_pair_loop(md, f, lo, hi, s, 0, 0);
+  const int single = md->pot.nelements == 1;
+  switch (sums_level(md)) {
+  case SUMS_NONE:
+    single ? eam_pair_loop(md, f, lo, hi, s, 1, SUMS_NONE)
+           : eam_pair_loop(md, f, lo, hi, s, 0, SUMS_NONE);
+    break;
+  case SUMS_SCALAR:
+    single ? eam_pair_loop(md, f, lo, hi, s, 1, SUMS_SCALAR)
+           : eam_pair_loop(md, f, lo, hi, s, 0, SUMS_SCALAR);
+    break;
+  default:
+    single ? eam_pair_loop(md, f, lo, hi, s, 1, SUMS_TENSOR)
+           : eam_pair_loop(md, f, lo, hi, s, 0, SUMS_TENSOR);
   }
 }
 
@@ -332,8 +359,8 @@ static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
   }
   double *buf = thread_forces(md, threads, nall);
   if (!buf) return FB_EXIT_RUNTIME;
-  double e = 0, w = 0, mn = sums->min_rsq, ec = 0;
-#pragma omp parallel reduction(+ : e, w, ec) reduction(min : mn)
+  double e = 0, w = 0, mn = sums->min_rsq, ec = 0, vt[6] = {0};
+#pragma omp parallel reduction(+ : e, w, ec, vt[:6]) reduction(min : mn)
   {
     int t = 0;
 #ifdef _OPENMP
@@ -342,12 +369,13 @@ static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
     double(*mine)[3] = (double(*)[3])(buf + (size_t)t * nall * 3);
     memset(mine, 0, (size_t)nall * 3 * sizeof(double));
     int lo = (int)((long long)nloc * t / threads), hi = (int)((long long)nloc * (t + 1) / threads);
-    PairSums s = {0, 0, mn, 0};
+    PairSums s = {0, 0, mn, 0, {0}};
     loop(md, mine, lo, hi, &s);
     e += s.energy;
     w += s.virial;
     mn = s.min_rsq;
     ec += s.e_cut;
+    for (int k = 0; k < 6; k++) vt[k] += s.tensor[k];
 #pragma omp barrier
 #pragma omp for schedule(static)
     for (int i = 0; i < nall; i++)
@@ -362,6 +390,7 @@ static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
   sums->virial += w;
   sums->min_rsq = mn;
   sums->e_cut += ec;
+  for (int k = 0; k < 6; k++) sums->tensor[k] += vt[k];
   return 0;
 }
 
@@ -468,7 +497,7 @@ static void peratom_energy(FbContext *ctx, Md *md) {
 void md_force(FbContext *ctx, Md *md) {
   MdAtoms *a = &md->atoms;
   int nall = a->n_local + a->n_ghost;
-  PairSums s = {0.0, 0.0, INFINITY, 0.0};
+  PairSums s = {0.0, 0.0, INFINITY, 0.0, {0}};
   int rc = 0;
   fb_timer_start(&ctx->timers, PH_PAIR);
   memset(a->f, 0, (size_t)nall * sizeof *a->f);
@@ -493,6 +522,8 @@ void md_force(FbContext *ctx, Md *md) {
   md->e_pair = sums_due(md) ? s.energy : NAN;
   md->virial = sums_due(md) ? s.virial : NAN;
   md->e_cut = sums_due(md) ? s.e_cut : NAN;
+  for (int k = 0; k < 6; k++)
+    md->virial_tensor[k] = sums_level(md) == SUMS_TENSOR ? s.tensor[k] : NAN;
   md_reverse_f(ctx, md);
   if (md->peratom_due) peratom_energy(ctx, md);
   if (md->check_overlap) overlap_check(ctx, md, s.min_rsq);

@@ -15,7 +15,7 @@ enum { PH_PAIR, PH_NEIGH, PH_COMM, PH_REDUCTIONS, PH_OUTPUT, PH_OTHER, PH_COUNT 
 #define MD_MAX_COMPUTES     8
 #define MD_MAX_STAGES       8  /* LAMMPS "run" commands: [run1] ... [run8] */
 #define MD_MAX_VELOCITY     4  /* velocity commands before one run */
-#define MD_MAX_COLUMNS      16 /* thermo columns */
+#define MD_MAX_COLUMNS      32 /* thermo columns */
 #define MD_MAX_DUMP_COLUMNS 18
 #define MD_PATH             256
 #define MD_NAME             32
@@ -31,6 +31,7 @@ typedef struct {
   double mvv2e;  /* mass * velocity^2 -> energy */
   double ftm2v;  /* force / mass * time -> velocity */
   double nktv2p; /* energy / volume -> pressure */
+  double mv2d;   /* mass / volume -> density (metal: g/cm^3) */
 } MdUnits;
 
 /* A tabulated function on a uniform grid with LAMMPS's spline convention:
@@ -187,6 +188,15 @@ typedef enum {
   TH_LX,
   TH_LY,
   TH_LZ,
+  TH_PXX, /* the pressure tensor: xx yy zz xy xz yz, LAMMPS's order */
+  TH_PYY,
+  TH_PZZ,
+  TH_PXY,
+  TH_PXZ,
+  TH_PYZ,
+  TH_DENSITY,
+  TH_EVDWL,
+  TH_ECOUL,
   TH_COMPUTE
 } MdThermoKey;
 typedef struct {
@@ -319,6 +329,8 @@ typedef struct {
   long long stage_begin, stage_end; /* steps of the current run (for ramped rescales) */
   /* energies and virial of the last force evaluation (local sums) */
   double e_pair, virial, e_cut; /* e_cut: sum of E(rc) over the pairs inside the cutoff */
+  double virial_tensor[6];      /* xx yy zz xy xz yz, when tensor_wanted */
+  int tensor_wanted;            /* a thermo column is a pressure component */
   /* thermo bookkeeping */
   double e_first, e_last, e_max_dev, e_scale, p_first[3], p_last[3], p_abs;
   double es_first, es_max_dev; /* the smooth energy (cutoff jumps removed) */

@@ -399,7 +399,16 @@ static const struct {
                     {"atoms", "Atoms", TH_ATOMS},
                     {"lx", "Lx", TH_LX},
                     {"ly", "Ly", TH_LY},
-                    {"lz", "Lz", TH_LZ}};
+                    {"lz", "Lz", TH_LZ},
+                    {"pxx", "Pxx", TH_PXX},
+                    {"pyy", "Pyy", TH_PYY},
+                    {"pzz", "Pzz", TH_PZZ},
+                    {"pxy", "Pxy", TH_PXY},
+                    {"pxz", "Pxz", TH_PXZ},
+                    {"pyz", "Pyz", TH_PYZ},
+                    {"density", "Density", TH_DENSITY},
+                    {"evdwl", "E_vdwl", TH_EVDWL},
+                    {"ecoul", "E_coul", TH_ECOUL}};
 
 static void add_column(FbContext *ctx, Md *md, const char *word) {
   if (md->ncolumns >= MD_MAX_COLUMNS)
@@ -417,12 +426,13 @@ static void add_column(FbContext *ctx, Md *md, const char *word) {
       c->key = THERMO_WORDS[k].key;
       snprintf(c->header, sizeof c->header, "%s", THERMO_WORDS[k].header);
       md->ncolumns++;
+      md->tensor_wanted |= c->key >= TH_PXX && c->key <= TH_PYZ;
       return;
     }
-  char what[160];
+  char what[256];
   snprintf(what, sizeof what,
            "'%s' is not a thermo keyword (step temp epair emol pe ke etotal press vol atoms lx ly "
-           "lz c_ID)",
+           "lz pxx pyy pzz pxy pxz pyz density evdwl ecoul c_ID)",
            word);
   md_deck_fail(ctx, md, "run", "thermo_style", what);
 }

@@ -98,15 +98,31 @@ void md_thermo_header(FbContext *ctx, const Md *md) {
 /* The quantities of one thermo row, all from exact global sums. */
 typedef struct {
   double temp[MD_MAX_COMPUTES], dof[MD_MAX_COMPUTES];
-  double pe, pe_smooth, ke, etotal, press, volume;
+  double pe, pe_smooth, ke, etotal, press, volume, mass;
+  double ptensor[6]; /* the pressure tensor (xx yy zz xy xz yz), when wanted */
   double momentum[3], momentum_abs;
   long long atoms;
 } ThermoValues;
 
+/* The kinetic tensor m v_a v_b (xx yy zz xy xz yz, local) of compute c's
+ * group and components (ComputeTemp's and ComputeTempPartial's vector). */
+static void ke_tensor(const Md *md, const MdCompute *c, double t[6]) {
+  const MdAtoms *a = &md->atoms;
+  const int bit = 1 << c->group;
+  static const int A[6] = {0, 1, 2, 0, 0, 1}, B[6] = {0, 1, 2, 1, 2, 2};
+  for (int k = 0; k < 6; k++) t[k] = 0.0;
+  for (int i = 0; i < a->n_local; i++) {
+    if (!(a->group[i] & bit)) continue;
+    double m = md->mass[a->type[i]];
+    for (int k = 0; k < 6; k++)
+      if (c->use[A[k]] && c->use[B[k]]) t[k] += m * a->v[i][A[k]] * a->v[i][B[k]];
+  }
+}
+
 static void thermo_values(FbContext *ctx, Md *md, ThermoValues *t) {
   const MdAtoms *a = &md->atoms;
   int nc = md->ncomputes, n = 0;
-  double sums[MD_MAX_COMPUTES + 7];
+  double sums[MD_MAX_COMPUTES + 20];
   for (int c = 0; c < nc; c++) sums[n++] = twice_ke(md, &md->compute[c]);
   sums[n++] = md->e_pair;
   sums[n++] = md->virial;
@@ -119,11 +135,19 @@ static void thermo_values(FbContext *ctx, Md *md, ThermoValues *t) {
       p[3] += md->mass[a->type[i]] * fabs(a->v[i][k]);
     }
   n += 4;
+  double *mass = sums + n++, *tensor = sums + n; /* the total mass, the tensors' 12 */
+  *mass = 0.0;
+  for (int i = 0; i < a->n_local; i++) *mass += md->mass[a->type[i]];
+  const int th = md->stage_plan[md->stage].thermo_temp;
+  if (md->tensor_wanted) {
+    ke_tensor(md, &md->compute[th], tensor);
+    memcpy(tensor + 6, md->virial_tensor, sizeof md->virial_tensor);
+    n += 12;
+  }
   md_sum_exact(ctx, sums, n);
   for (int c = 0; c < nc; c++)
     t->temp[c] = temperature_of(md, &md->compute[c], sums[c], &t->dof[c]);
   t->atoms = md_count(ctx, a->n_local);
-  const int th = md->stage_plan[md->stage].thermo_temp;
   t->volume = 1.0;
   for (int d = 0; d < 3; d++) t->volume *= md->simhi[d] - md->simlo[d];
   t->pe = sums[nc];
@@ -136,6 +160,12 @@ static void thermo_values(FbContext *ctx, Md *md, ThermoValues *t) {
              md->units.nktv2p;
   memcpy(t->momentum, sums + nc + 3, sizeof t->momentum);
   t->momentum_abs = sums[nc + 6];
+  t->mass = *mass;
+  /* ComputePressure's vector: (ke tensor + virial) / V, per component */
+  for (int k = 0; k < 6; k++)
+    t->ptensor[k] = md->tensor_wanted ? (tensor[k] * md->units.mvv2e + tensor[6 + k]) / t->volume *
+                                            md->units.nktv2p
+                                      : NAN;
 }
 
 static double column_value(const Md *md, const MdColumn *c, const ThermoValues *t) {
@@ -155,6 +185,15 @@ static double column_value(const Md *md, const MdColumn *c, const ThermoValues *
   case TH_LX: return md->simhi[0] - md->simlo[0];
   case TH_LY: return md->simhi[1] - md->simlo[1];
   case TH_LZ: return md->simhi[2] - md->simlo[2];
+  case TH_PXX:
+  case TH_PYY:
+  case TH_PZZ:
+  case TH_PXY:
+  case TH_PXZ:
+  case TH_PYZ: return t->ptensor[c->key - TH_PXX];
+  case TH_DENSITY: return md->units.mv2d * t->mass / t->volume;
+  case TH_EVDWL: return t->pe * norm; /* lj/cut and EAM tally all of it as van der Waals */
+  case TH_ECOUL: return 0.0;
   case TH_COMPUTE: return t->temp[c->compute];
   }
   return NAN;

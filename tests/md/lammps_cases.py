@@ -193,7 +193,7 @@ pair_style %s
 %s
 """ % (style, coeff) + RUN_COMMON + """fix 1 all nve
 timestep 0.001
-thermo_style custom step temp pe ke etotal press
+thermo_style custom step temp pe ke etotal press pxx pyy pzz pxy pxz pyz density evdwl
 thermo_modify format float %20.15g
 thermo 25
 run 300
@@ -206,7 +206,7 @@ pair_style = %s
 file = %s
 %s[run]
 timestep = 0.001
-thermo_style = custom step temp pe ke etotal press
+thermo_style = custom step temp pe ke etotal press pxx pyy pzz pxy pxz pyz density evdwl
 steps = 300
 thermo = 25
 skin = 0.3
@@ -363,7 +363,7 @@ fix 2 boundary setforce 0.0 0.0 0.0
 fix 3 mobile temp/rescale 10 0.2 0.2 0.02 1.0
 fix_modify 3 temp new3d
 timestep 0.003
-thermo_style custom step temp pe ke etotal press c_new3d c_new2d
+thermo_style custom step temp pe ke etotal press c_new3d c_new2d pxx pyy pzz pxy pxz pyz density evdwl ecoul
 thermo_modify temp new3d format float %20.15g
 thermo 50
 run 200
@@ -389,7 +389,7 @@ new2d = temp/partial mobile 0 1 1
 setforce = boundary
 [run]
 timestep = 0.003
-thermo_style = custom step temp pe ke etotal press c_new3d c_new2d
+thermo_style = custom step temp pe ke etotal press c_new3d c_new2d pxx pyy pzz pxy pxz pyz density evdwl ecoul
 velocity_units = box
 skin = 0.3
 neigh_every = 1
