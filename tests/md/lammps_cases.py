@@ -126,6 +126,19 @@ def preset(name, subs=()):
         text = re.sub(pattern, repl, text, flags=re.M)
     return text.replace("{", "{{").replace("}", "}}")
 
+def lj_lattice(types):
+    """The periodic LJ cases' system: 6^3 fcc cells at bench/in.lj's density
+    with `types` atom types, before their masses."""
+    return """units lj
+atom_style atomic
+boundary p p p
+lattice fcc 0.8442
+region box block 0 6 0 6 0 6
+create_box %d box
+create_atoms 1 box
+""" % types
+
+
 # the periodic LJ cases' run input up to their coefficients
 LJ_READ_PERIODIC = """units lj
 atom_style atomic
@@ -221,14 +234,7 @@ CASES = {
     # three types, masses 1 / 2 / 0.5, coefficients from the data file's
     # Pair Coeffs, mixed geometrically for the pairs not given; plain truncation
     "types3_data_coeffs": {
-        "make": """units lj
-atom_style atomic
-boundary p p p
-lattice fcc 0.8442
-region box block 0 6 0 6 0 6
-create_box 3 box
-create_atoms 1 box
-mass 1 1.0
+        "make": lj_lattice(3) + """mass 1 1.0
 mass 2 2.0
 mass 3 0.5
 set type 1 type/fraction 2 0.3 12345
@@ -250,14 +256,7 @@ write_data case.data
     # wraps them), and a zero-tilt "xy xz yz" line
     "held_out_layout": {
         "transform": "held_out_layout",
-        "make": """units lj
-atom_style atomic
-boundary p p p
-lattice fcc 0.8442
-region box block 0 6 0 6 0 6
-create_box 2 box
-create_atoms 1 box
-mass 1 1.0
+        "make": lj_lattice(2) + """mass 1 1.0
 mass 2 1.7
 set type 1 type/fraction 2 0.35 8642
 delete_atoms porosity box 0.12 482793 compress no
@@ -275,14 +274,7 @@ pair_coeff = 2 2 0.9 1.1
     # arithmetic mixing, shifted, coefficients only in the input (the data
     # file has none), one cross pair given with its own cutoff
     "types3_arithmetic_shift": {
-        "make": """units lj
-atom_style atomic
-boundary p p p
-lattice fcc 0.8442
-region box block 0 6 0 6 0 6
-create_box 3 box
-create_atoms 1 box
-mass * 1.0
+        "make": lj_lattice(3) + """mass * 1.0
 mass 2 3.0
 set type 1 type/fraction 2 0.4 2468
 set type 1 type/fraction 3 0.2 1357
@@ -475,14 +467,7 @@ steps = 500
     # after 500 steps (crossings tracked by md's migration) zero angular and
     # zero linear do it again
     "image_flags_rotation": {
-        "make": """units lj
-atom_style atomic
-boundary p p p
-lattice fcc 0.8442
-region box block 0 6 0 6 0 6
-create_box 2 box
-create_atoms 1 box
-mass 1 1.0
+        "make": lj_lattice(2) + """mass 1 1.0
 mass 2 2.0
 set type 1 type/fraction 2 0.3 1212
 set type 1 image 0 1 -3
