@@ -197,6 +197,17 @@ typedef enum {
   TH_DENSITY,
   TH_EVDWL,
   TH_ECOUL,
+  TH_ENTHALPY,
+  TH_FMAX,
+  TH_FNORM,
+  TH_XLO, /* the box: xlo xhi ylo yhi zlo zhi */
+  TH_XHI,
+  TH_YLO,
+  TH_YHI,
+  TH_ZLO,
+  TH_ZHI,
+  TH_DT,
+  TH_ELAPSED,
   TH_COMPUTE
 } MdThermoKey;
 typedef struct {
@@ -331,6 +342,7 @@ typedef struct {
   double e_pair, virial, e_cut; /* e_cut: sum of E(rc) over the pairs inside the cutoff */
   double virial_tensor[6];      /* xx yy zz xy xz yz, when tensor_wanted */
   int tensor_wanted;            /* a thermo column is a pressure component */
+  int fmax_wanted;              /* ... or fmax (a reduction of its own) */
   /* thermo bookkeeping */
   double e_first, e_last, e_max_dev, e_scale, p_first[3], p_last[3], p_abs;
   double es_first, es_max_dev; /* the smooth energy (cutoff jumps removed) */
@@ -391,6 +403,7 @@ void md_migrate(FbContext *ctx, Md *md);
 int md_any(FbContext *ctx, int local);
 void md_sum_exact(FbContext *ctx, double *values, int n);
 void md_minmax(FbContext *ctx, double lo[3], double hi[3]);
+void md_max(FbContext *ctx, double *values, int n);
 long long md_count(FbContext *ctx, long long local);
 void md_count_n(FbContext *ctx, long long *values, int n);
 void md_gather_owned(FbContext *ctx, const Md *md, const double *field, int width, double *out);

@@ -349,6 +349,10 @@ void md_minmax(FbContext *ctx, double lo[3], double hi[3]) {
   fb_allreduce_max_n(ctx, PH_REDUCTIONS, hi, 3);
 }
 
+void md_max(FbContext *ctx, double *values, int n) {
+  fb_allreduce_max_n(ctx, PH_REDUCTIONS, values, n);
+}
+
 long long md_count(FbContext *ctx, long long local) {
   fb_allreduce_sum_ll(ctx, FB_NO_PHASE, &local, 1);
   return local;

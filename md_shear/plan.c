@@ -408,7 +408,18 @@ static const struct {
                     {"pyz", "Pyz", TH_PYZ},
                     {"density", "Density", TH_DENSITY},
                     {"evdwl", "E_vdwl", TH_EVDWL},
-                    {"ecoul", "E_coul", TH_ECOUL}};
+                    {"ecoul", "E_coul", TH_ECOUL},
+                    {"enthalpy", "Enthalpy", TH_ENTHALPY},
+                    {"fmax", "Fmax", TH_FMAX},
+                    {"fnorm", "Fnorm", TH_FNORM},
+                    {"xlo", "Xlo", TH_XLO},
+                    {"xhi", "Xhi", TH_XHI},
+                    {"ylo", "Ylo", TH_YLO},
+                    {"yhi", "Yhi", TH_YHI},
+                    {"zlo", "Zlo", TH_ZLO},
+                    {"zhi", "Zhi", TH_ZHI},
+                    {"dt", "Dt", TH_DT},
+                    {"elapsed", "Elapsed", TH_ELAPSED}};
 
 static void add_column(FbContext *ctx, Md *md, const char *word) {
   if (md->ncolumns >= MD_MAX_COLUMNS)
@@ -427,12 +438,14 @@ static void add_column(FbContext *ctx, Md *md, const char *word) {
       snprintf(c->header, sizeof c->header, "%s", THERMO_WORDS[k].header);
       md->ncolumns++;
       md->tensor_wanted |= c->key >= TH_PXX && c->key <= TH_PYZ;
+      md->fmax_wanted |= c->key == TH_FMAX;
       return;
     }
   char what[256];
   snprintf(what, sizeof what,
            "'%s' is not a thermo keyword (step temp epair emol pe ke etotal press vol atoms lx ly "
-           "lz pxx pyy pzz pxy pxz pyz density evdwl ecoul c_ID)",
+           "lz pxx pyy pzz pxy pxz pyz density evdwl ecoul enthalpy fmax fnorm xlo xhi ylo yhi zlo "
+           "zhi dt elapsed c_ID)",
            word);
   md_deck_fail(ctx, md, "run", "thermo_style", what);
 }

@@ -98,7 +98,7 @@ void md_thermo_header(FbContext *ctx, const Md *md) {
 /* The quantities of one thermo row, all from exact global sums. */
 typedef struct {
   double temp[MD_MAX_COMPUTES], dof[MD_MAX_COMPUTES];
-  double pe, pe_smooth, ke, etotal, press, volume, mass;
+  double pe, pe_smooth, ke, etotal, press, volume, mass, fmax, fnorm;
   double ptensor[6]; /* the pressure tensor (xx yy zz xy xz yz), when wanted */
   double momentum[3], momentum_abs;
   long long atoms;
@@ -135,9 +135,18 @@ static void thermo_values(FbContext *ctx, Md *md, ThermoValues *t) {
       p[3] += md->mass[a->type[i]] * fabs(a->v[i][k]);
     }
   n += 4;
-  double *mass = sums + n++, *tensor = sums + n; /* the total mass, the tensors' 12 */
-  *mass = 0.0;
-  for (int i = 0; i < a->n_local; i++) *mass += md->mass[a->type[i]];
+  /* the total mass, the sum of the squared forces, the tensors' 12 */
+  double *mass = sums + n++, *f2 = sums + n++, *tensor = sums + n;
+  *mass = *f2 = 0.0;
+  t->fmax = 0.0;
+  for (int i = 0; i < a->n_local; i++) {
+    *mass += md->mass[a->type[i]];
+    for (int k = 0; k < 3; k++) {
+      *f2 += a->f[i][k] * a->f[i][k];
+      t->fmax = fmax(t->fmax, fabs(a->f[i][k]));
+    }
+  }
+  if (md->fmax_wanted) md_max(ctx, &t->fmax, 1);
   const int th = md->stage_plan[md->stage].thermo_temp;
   if (md->tensor_wanted) {
     ke_tensor(md, &md->compute[th], tensor);
@@ -161,6 +170,7 @@ static void thermo_values(FbContext *ctx, Md *md, ThermoValues *t) {
   memcpy(t->momentum, sums + nc + 3, sizeof t->momentum);
   t->momentum_abs = sums[nc + 6];
   t->mass = *mass;
+  t->fnorm = sqrt(*f2);
   /* ComputePressure's vector: (ke tensor + virial) / V, per component */
   for (int k = 0; k < 6; k++)
     t->ptensor[k] = md->tensor_wanted ? (tensor[k] * md->units.mvv2e + tensor[6 + k]) / t->volume *
@@ -194,6 +204,18 @@ static double column_value(const Md *md, const MdColumn *c, const ThermoValues *
   case TH_DENSITY: return md->units.mv2d * t->mass / t->volume;
   case TH_EVDWL: return t->pe * norm; /* lj/cut and EAM tally all of it as van der Waals */
   case TH_ECOUL: return 0.0;
+  case TH_ENTHALPY: /* Thermo::compute_enthalpy: etotal + press vol, normalised alike */
+    return t->etotal * norm + t->press * t->volume * norm / md->units.nktv2p;
+  case TH_FMAX: return t->fmax;
+  case TH_FNORM: return t->fnorm;
+  case TH_XLO:
+  case TH_YLO:
+  case TH_ZLO: return md->simlo[(c->key - TH_XLO) / 2];
+  case TH_XHI:
+  case TH_YHI:
+  case TH_ZHI: return md->simhi[(c->key - TH_XHI) / 2];
+  case TH_DT: return md->dt;
+  case TH_ELAPSED: return (double)(md->step - md->stage_begin);
   case TH_COMPUTE: return t->temp[c->compute];
   }
   return NAN;
@@ -227,7 +249,8 @@ void md_thermo(FbContext *ctx, Md *md, int print) {
   size_t at = 0, rat = (size_t)snprintf(row, sizeof row, "[%d", md->stage);
   for (int c = 0; c < md->ncolumns; c++) {
     double v = column_value(md, &md->column[c], &t);
-    if (md->column[c].key == TH_STEP || md->column[c].key == TH_ATOMS) {
+    const MdThermoKey key = md->column[c].key;
+    if (key == TH_STEP || key == TH_ATOMS || key == TH_ELAPSED) {
       at += (size_t)snprintf(line + at, sizeof line - at, c ? " %16lld" : "%10lld", (long long)v);
       rat += (size_t)snprintf(row + rat, sizeof row - rat, ",%lld", (long long)v);
     } else {

@@ -320,8 +320,8 @@ boundary s s p
 pair_style lj/cut 2.5
 read_data case.data
 pair_coeff * * 1.0 1.0
-""" + RUN_COMMON + lj_nve_run("step temp pe ke etotal press vol"),
-        "deck": lj_deck("s s p") + "pair_coeff = * * 1.0 1.0\n" + lj_nve_deck("step temp pe ke etotal press vol"),
+""" + RUN_COMMON + lj_nve_run("step temp pe ke etotal press vol enthalpy fmax fnorm xlo xhi ylo yhi zlo zhi dt elapsed"),
+        "deck": lj_deck("s s p") + "pair_coeff = * * 1.0 1.0\n" + lj_nve_deck("step temp pe ke etotal press vol enthalpy fmax fnorm xlo xhi ylo yhi zlo zhi dt elapsed"),
     },
     # a sheared LJ slab with wall types from the data file: groups by type,
     # fix setforce on the walls, the upper wall moving, a vx ramp, and the
