@@ -254,9 +254,9 @@ static void unwrap(const Md *md, int i, double u[3]) {
   for (int d = 0; d < 3; d++) u[d] = md->atoms.x[i][d] + md->atoms.image[i][d] * md->prd[d];
 }
 
-/* LAMMPS's Group::omega refuses no inertia tensor: below this determinant
- * it takes the principal axes instead (a line of atoms, two atoms), which
- * md does not; the same threshold (group.cpp's EPSILON). */
+/* Below this determinant of the inertia tensor (a line of atoms, two
+ * atoms) LAMMPS's Group::omega turns to the principal axes; md refuses the
+ * tensor there instead. The same threshold: group.cpp's EPSILON. */
 #define MD_INERTIA_MIN_DET 1.0e-6
 
 /* LAMMPS's velocity zero_rotation: the group's angular velocity about its
