@@ -140,13 +140,13 @@ typedef struct {
 } MdCompute;
 
 /* One velocity command before a run (LAMMPS's velocity). */
-typedef enum { VEL_CREATE, VEL_SET, VEL_RAMP, VEL_ZERO } MdVelStyle;
+typedef enum { VEL_CREATE, VEL_SET, VEL_RAMP, VEL_ZERO, VEL_SCALE } MdVelStyle;
 typedef struct {
   MdVelStyle style;
   int group;
   double temp;
   long long seed;
-  int compute;                            /* create T SEED [temp C] */
+  int compute;                            /* create T SEED [temp C], scale T [temp C] */
   int gaussian, loop_geom, keep_momentum; /* create's dist gaussian, loop geom, mom no */
   int zero_rotation;                      /* create's rot yes; zero angular (else linear) */
   double v[3];

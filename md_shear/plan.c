@@ -203,8 +203,8 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
   const char *usage =
       "must be 'create GROUP T SEED [temp COMPUTE] [dist uniform|gaussian] [loop all|geom] "
       "[mom yes|no] [rot yes|no]', 'set GROUP VX VY VZ [sum yes]' "
-      "(NULL keeps a component), 'ramp GROUP vD VLO VHI D CLO CHI [sum yes]' or "
-      "'zero GROUP linear|angular'";
+      "(NULL keeps a component), 'ramp GROUP vD VLO VHI D CLO CHI [sum yes]', "
+      "'scale GROUP T [temp COMPUTE]' or 'zero GROUP linear|angular'";
   if (n < 2) md_deck_fail(ctx, md, section, "velocity", usage);
   v->group = need_group(ctx, md, section, "velocity", tok[1]);
   int k = 0;
@@ -245,6 +245,12 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
     if (!(v->chi > v->clo))
       md_deck_fail(ctx, md, section, "velocity", "ramp: the coordinate range must grow");
     k = 8;
+  } else if (!strcmp(tok[0], "scale") && n >= 3) {
+    v->style = VEL_SCALE;
+    v->temp = strtod(tok[2], &end);
+    if (*end || !(v->temp >= 0) || !isfinite(v->temp))
+      md_deck_fail(ctx, md, section, "velocity", usage);
+    k = 3;
   } else if (!strcmp(tok[0], "zero") && n == 3 &&
              (!strcmp(tok[2], "linear") || !strcmp(tok[2], "angular"))) {
     v->style = VEL_ZERO;
@@ -254,9 +260,9 @@ static void read_velocity(FbContext *ctx, Md *md, const char *section, const cha
     md_deck_fail(ctx, md, section, "velocity", usage);
   }
   for (; k + 1 < n; k += 2) {
-    if (!strcmp(tok[k], "sum") && v->style != VEL_CREATE)
+    if (!strcmp(tok[k], "sum") && (v->style == VEL_SET || v->style == VEL_RAMP))
       v->sum = !strcmp(tok[k + 1], "yes");
-    else if (!strcmp(tok[k], "temp") && v->style == VEL_CREATE)
+    else if (!strcmp(tok[k], "temp") && (v->style == VEL_CREATE || v->style == VEL_SCALE))
       v->compute = need_compute(ctx, md, section, "velocity", tok[k + 1]);
     else if (v->style == VEL_CREATE && !strcmp(tok[k], "dist") &&
              (!strcmp(tok[k + 1], "uniform") || !strcmp(tok[k + 1], "gaussian")))

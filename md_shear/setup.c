@@ -325,6 +325,8 @@ static void zero_rotation(FbContext *ctx, Md *md, int group) {
   }
 }
 
+static void scale_to(FbContext *ctx, Md *md, const MdVelocity *v);
+
 /* LAMMPS's velocity command. create: a triple of draws per atom over
  * 1/sqrt(mass), uniform in [-0.5, 0.5) (dist uniform, the default) or
  * Gaussian; loop all (the default) draws the triples of atoms 1..N in id
@@ -370,6 +372,14 @@ static void velocity_create(FbContext *ctx, Md *md, const MdVelocity *v) {
   }
   if (!v->keep_momentum) zero_momentum(ctx, md, v->group);
   if (v->zero_rotation) zero_rotation(ctx, md, v->group);
+  scale_to(ctx, md, v);
+}
+
+/* Velocity::rescale: the group's velocities scaled to T exactly, by the
+ * temperature compute given (temp C), else one of the group. */
+static void scale_to(FbContext *ctx, Md *md, const MdVelocity *v) {
+  MdAtoms *a = &md->atoms;
+  const int bit = 1 << v->group;
   int compute = v->compute;
   if (compute < 0) {         /* a temperature of the velocity's group, for the purpose */
     compute = md->ncomputes; /* the slot past the deck's computes is free */
@@ -393,6 +403,10 @@ static double velocity_unit(const Md *md, int d) {
 void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v) {
   if (v->style == VEL_CREATE) {
     velocity_create(ctx, md, v);
+    return;
+  }
+  if (v->style == VEL_SCALE) {
+    scale_to(ctx, md, v);
     return;
   }
   if (v->style == VEL_ZERO) {

@@ -465,7 +465,7 @@ steps = 500
     # velocity create with rot yes (the velocity command's own example)
     # zeroes the angular momentum about the unwrapped centre of mass, and
     # after 500 steps (crossings tracked by md's migration) zero angular and
-    # zero linear do it again
+    # zero linear do it again, and scale takes the solid to 0.25
     "image_flags_rotation": {
         "make": lj_lattice(2) + """mass 1 1.0
 mass 2 2.0
@@ -485,6 +485,7 @@ thermo 50
 run 500
 velocity all zero angular
 velocity all zero linear
+velocity all scale 0.25
 run 500
 """,
         "deck": lj_deck("p p p") + """pair_coeff = * * 1.0 1.0
@@ -502,6 +503,7 @@ steps = 500
 [run2]
 velocity = zero all angular
 velocity = zero all linear
+velocity = scale all 0.25
 thermo = 50
 steps = 500
 """,
