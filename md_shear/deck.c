@@ -114,6 +114,7 @@ static void read_deck(FbContext *ctx, Md *md, MdDeck *d) {
       {"run", "neigh_delay", FB_KEY_INT, &md->neigh_delay, 0, 1000000, 0},
       {"run", "neigh_check", FB_KEY_BOOL, &md->neigh_check, 0, 0, 0},
       {"run", "thermo_style", FB_KEY_STRING, d->thermo_style, 0, 0, 0},
+      {"run", "thermo_norm", FB_KEY_BOOL, &md->thermo_norm, 0, 0, 0},
       {"run", "velocity_units", FB_KEY_STRING, d->velocity_units, 0, 0, 0},
       {"output", "trajectory", FB_KEY_STRING, md->trajectory, 0, 0, 0},
       {"output", "trajectory_every", FB_KEY_INT, &md->trajectory_every, 1, 1e9, 0},
@@ -230,6 +231,7 @@ static void check_deck(FbContext *ctx, Md *md, MdDeck *d) {
     md->units = UNITS_METAL;
   else
     md_deck_fail(ctx, md, "system", "units", "must be lj or metal");
+  if (md->thermo_norm < 0) md->thermo_norm = !strcmp(md->units.name, "lj"); /* LAMMPS: lj only */
   if (!strcmp(md->pair_style, "lj/cut"))
     md->pot.kind = POT_LJ;
   else if (!strcmp(md->pair_style, "eam") || !strcmp(md->pair_style, "eam/alloy"))
@@ -316,6 +318,7 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
   md->neigh_every = 1;
   md->neigh_delay = 0;
   md->neigh_check = 1;
+  md->thermo_norm = -1; /* thermo_modify norm: LAMMPS's default for the units */
   md->epsilon = 1.0;
   md->sigma = 1.0;
   md->trajectory_every = 100;

@@ -343,6 +343,7 @@ typedef struct {
   double virial_tensor[6];      /* xx yy zz xy xz yz, when tensor_wanted */
   int tensor_wanted;            /* a thermo column is a pressure component */
   int fmax_wanted;              /* ... or fmax (a reduction of its own) */
+  int thermo_norm;              /* thermo_modify norm: extensive columns per atom */
   /* thermo bookkeeping */
   double e_first, e_last, e_max_dev, e_scale, p_first[3], p_last[3], p_abs;
   double es_first, es_max_dev; /* the smooth energy (cutoff jumps removed) */

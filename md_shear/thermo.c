@@ -179,7 +179,7 @@ static void thermo_values(FbContext *ctx, Md *md, ThermoValues *t) {
 }
 
 static double column_value(const Md *md, const MdColumn *c, const ThermoValues *t) {
-  const double norm = strcmp(md->units.name, "lj") ? 1.0 : 1.0 / (double)md->natoms;
+  const double norm = md->thermo_norm ? 1.0 / (double)md->natoms : 1.0;
   const int th = md->stage_plan[md->stage].thermo_temp;
   switch (c->key) {
   case TH_STEP: return (double)md->step;

@@ -177,7 +177,7 @@ def eam_case(style, file, elements, a, types, cells=6):
     every rank's sub-box of three is at least the cutoff plus skin wide)
     with types atom types (type 2 a random 40%), on the EAM file of LAMMPS's
     potentials (setfl: mapped to elements), 600 K, displaced, 300 NVE steps
-    of 1 fs."""
+    of 1 fs; thermo per atom (thermo_modify norm yes, not metal's default)."""
     path = "%s/%s" % (POTENTIALS, file)
     coeff = "pair_coeff * * %s %s" % (path, elements) if style == "eam/alloy" else \
         "pair_coeff * * %s" % path
@@ -207,7 +207,7 @@ pair_style %s
 """ % (style, coeff) + RUN_COMMON + """fix 1 all nve
 timestep 0.001
 thermo_style custom step temp pe ke etotal press pxx pyy pzz pxy pxz pyz density evdwl
-thermo_modify format float %20.15g
+thermo_modify norm yes format float %20.15g
 thermo 25
 run 300
 """,
@@ -220,6 +220,7 @@ file = %s
 %s[run]
 timestep = 0.001
 thermo_style = custom step temp pe ke etotal press pxx pyy pzz pxy pxz pyz density evdwl
+thermo_norm = yes
 steps = 300
 thermo = 25
 skin = 0.3
@@ -432,7 +433,7 @@ velocity upper set 0.5 0 0
 velocity mobile ramp vx 0.0 0.5 y 1.5 11.5 sum yes
 timestep 0.003
 thermo_style custom step temp pe ke etotal press c_new2d
-thermo_modify format float %20.15g
+thermo_modify norm no format float %20.15g
 thermo 50
 run 500
 """,
@@ -449,6 +450,7 @@ setforce = boundary
 [run]
 timestep = 0.003
 thermo_style = custom step temp pe ke etotal press c_new2d
+thermo_norm = no
 velocity = set lower 0 0 0
 velocity = set upper 0.5 0 0
 velocity = ramp mobile vx 0.0 0.5 y 1.5 11.5 sum yes
