@@ -122,7 +122,9 @@ static void ke_tensor(const Md *md, const MdCompute *c, double t[6]) {
 static void thermo_values(FbContext *ctx, Md *md, ThermoValues *t) {
   const MdAtoms *a = &md->atoms;
   int nc = md->ncomputes, n = 0;
-  double sums[MD_MAX_COMPUTES + 20];
+  /* per compute twice its KE; pair energy, virial, E(rc); momentum and |p|; mass, sum of f^2;
+   * the kinetic and virial tensors */
+  double sums[MD_MAX_COMPUTES + 3 + 4 + 2 + 12];
   for (int c = 0; c < nc; c++) sums[n++] = twice_ke(md, &md->compute[c]);
   sums[n++] = md->e_pair;
   sums[n++] = md->virial;

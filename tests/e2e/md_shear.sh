@@ -269,6 +269,16 @@ xu = [[float(v) for v in r[4:]] for r in rows]
 raise SystemExit(0 if [r[:4] for r in rows] == want and abs(xu[0][0] - 11.0) < 1e-12 and abs(xu[1][1] + 19.0) < 1e-12 and abs(xu[1][2] + 9.0) < 1e-12 and abs(xu[3][1] - 51.0) < 1e-12 and abs(xu[3][2] - 32.5) < 1e-12 else 1)\""
 check "md restart keeps the image flags: particles/all/image, and 10 + 10 steps dump the flags and unwrapped positions 20 steps do (exit $rc)" \
   sh -c "h5dump -d /particles/all/image/value '$MDT/images.h5' | tr -d ' \n' | grep -q '(0,0):1,0,0,(1,0):1,-2,-1,(2,0):0,0,0,(3,0):0,5,3' && [ $halves_same = yes ]"
+# the thermo row at its widest: every compute slot taken (thermo_temp and 7
+# more) with the pressure tensor, fmax and the other sums (the sanitizer
+# build sees a row that outgrows its buffer)
+layout wide '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.5\n'
+{ printf 'thermo_style = custom step temp pe press pxx pyy pzz pxy pxz pyz density fmax fnorm enthalpy c_t1 c_t7\n[computes]\n'
+  for c in 1 2 3 4 5 6 7; do printf 't%s = temp all\n' "$c"; done; } >>"$MDT/wide.ini"
+rm -f "$MDT/wide.jsonl"
+mpi 2 $MD -i "$MDT/wide.ini" --json "$MDT/wide.jsonl"; rc=$?
+check "md thermo with all 8 temperature computes and the pressure tensor: PASS, pxx + pyy + pzz = 3 press, c_t7 = temp (exit $rc)" \
+  [ "$(json "$MDT/wide.jsonl" 'r["validation"]["status"] == "PASS" and all(abs(row[5] + row[6] + row[7] - 3 * row[4]) <= 1e-12 * max(1.0, abs(row[4])) and row[-1] == row[2] for row in r["results"]["thermo"])' 2>/dev/null)" = true ]
 # LAMMPS takes a line of atoms' angular velocity from its principal axes;
 # md refuses the singular inertia tensor instead (exit 2, one line)
 layout line '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 3.2 1.0 1.0\n4 1 4.3 1.0 1.0\n'
