@@ -48,6 +48,7 @@ typedef struct {
   long long iterations;  /* -n: exact count, 0 = fill -t seconds */
   double target_s;       /* -t */
   int grid[3];           /* --grid, 0 = automatic */
+  const char *layout_name; /* --layout: auto, stream or split */
   /* geometry */
   FbDecomp decomp;
   FbHalo halo;
@@ -58,7 +59,11 @@ typedef struct {
    * CO_STREAMS groups of CO_PER_STREAM runs of HIMENO_BLOCK values; the
    * groups follow each other (one stream) or lie in three arrays (split) */
   float *coef;
-  int coef_split;      /* the groups in three arrays (large problems) */
+  int coef_split;      /* the groups in three arrays (else one stream) */
+  int coef_perturb;    /* test hook himeno_perturb: a wrong coefficient */
+  /* --layout auto's trial: the slowest rank's best seconds a sweep in each
+   * layout (one stream, three arrays); 0 where none ran */
+  double trial_s[2];
   size_t coef_group;   /* floats from a block's group to its next group */
   size_t coef_block;   /* floats from a block's group to the next block's */
   size_t coef_per_row; /* floats from a row's coefficients to the next row's */
@@ -79,14 +84,17 @@ double himeno_iterate(FbContext *ctx, Himeno *h);
 double himeno_sweep(const Himeno *h, const float *p, float *pnew);
 /* kernel.c: the coefficient layout */
 /* sets h->coef_split and the distances; returns the floats to allocate */
-size_t himeno_coef_layout(Himeno *h);
+size_t himeno_coef_layout(Himeno *h, int split);
 void himeno_coef_fill(Himeno *h, const float value[CO_COUNT]);
+/* setup.c: the coefficients in that layout, with the original's values */
+void himeno_coef_use(Himeno *h, int split);
 float *himeno_coef_at(Himeno *h, int f, int i, int j, int k);
 double himeno_interior_points(const Himeno *h);
 void himeno_checksum(FbContext *ctx, Himeno *h);
 void himeno_validate(const Himeno *h, FbResult *r);
 /* run.c: timing protocol and the original's output */
 void himeno_print_header(FbContext *ctx, const Himeno *h);
+void himeno_choose_layout(FbContext *ctx, Himeno *h);
 long long himeno_rehearse(FbContext *ctx, Himeno *h);
 void himeno_measure(FbContext *ctx, Himeno *h, long long iterations, FbResult *r);
 void himeno_print_original_lines(FbContext *ctx, const Himeno *h, const FbResult *r);

@@ -18,24 +18,27 @@ typedef struct {
  * arrays, 22 base pointers were live in the loop and GCC spilled them on
  * every vector (perf annotate: half of the sweep's samples). The bytes read
  * per point are the original's.
- * Small problems keep a block's groups together, one stream (gs =
- * CO_PER_STREAM x BLOCK). Past HIMENO_SPLIT_BYTES of coefficients per rank
- * (8 MiB: S and larger, several times a core's L2) each group is an array
- * of its own: a core keeps more misses in flight on a few sequential
- * streams than on one. Measured on a Zen 5 VM (1 December 2026, the sweep
- * alone, both layouts in one process, medians of 7-9, 256-bit vectors):
- * three arrays 18.7 against 15.1 Gflop/s at M (255x127x127 points) and
- * 16.4 against 13.9 at L, neutral at S, and 11% slower at XS, whose
- * coefficients (3 MB) stay in cache; 48 bytes a point of trivial
- * arithmetic read at 19-22 GB/s from one stream and 28-31 GB/s from three;
- * four and six arrays no better than three. */
+ * Two layouts: a block's groups together, one stream (gs = CO_PER_STREAM x
+ * BLOCK), or each group an array of its own (split): a core keeps more
+ * misses in flight on a few sequential streams than on one. Which is faster
+ * depends on whether the ranks' coefficients stay in the node's cache, so
+ * --layout auto (run.c) times both; neither changes a bit of the field.
+ * Measured on a Zen 5 VM (1 December 2026, the sweep alone, both layouts in
+ * one process, medians of 7-9, 256-bit vectors): three arrays 18.7 against
+ * 15.1 Gflop/s at M (255x127x127 points) and 16.4 against 13.9 at L,
+ * neutral at S, and 11% slower at XS, whose coefficients (3 MB) stay in
+ * cache; 48 bytes a point of trivial arithmetic read at 19-22 GB/s from one
+ * stream and 28-31 GB/s from three; four and six arrays no better than
+ * three. On another Zen 5 VM (family 26 model 2; 2 December 2026, bmt -t 2
+ * alternating) S on two ranks, 13 MB of coefficients each, ran at 44-53
+ * Gflop/s in one stream against 30-42 in three arrays, and on one rank
+ * (26 MB) at 16-17 against 18-19. */
 #if defined(__GNUC__)
 #define INLINE inline __attribute__((always_inline))
 #else
 #define INLINE inline
 #endif
 #define BLOCK              HIMENO_BLOCK
-#define HIMENO_SPLIT_BYTES ((size_t)8 << 20)
 #define CO(cb, gs, f, l)                                                                           \
   ((cb)[(size_t)((f) / CO_PER_STREAM) * (gs) + ((f) % CO_PER_STREAM) * BLOCK + (l)])
 
@@ -80,12 +83,12 @@ typedef struct {
 #define STREAMING_WIDTH
 #endif
 
-size_t himeno_coef_layout(Himeno *h) {
+size_t himeno_coef_layout(Himeno *h, int split) {
   const int n0 = h->decomp.n[0], n1 = h->decomp.n[1], n2 = h->decomp.n[2];
   const size_t line = 64 / sizeof(float), group = CO_PER_STREAM * BLOCK;
   const size_t blocks = (size_t)n0 * n1 * (size_t)((n2 + BLOCK - 1) / BLOCK);
-  h->coef_split = blocks * CO_COUNT * BLOCK * sizeof(float) > HIMENO_SPLIT_BYTES;
-  if (!h->coef_split) {
+  h->coef_split = split;
+  if (!split) {
     h->coef_group = group;
     h->coef_block = CO_COUNT * BLOCK;
     h->coef_per_row = (size_t)((n2 + BLOCK - 1) / BLOCK) * h->coef_block;

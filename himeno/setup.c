@@ -44,6 +44,10 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
                    "target length of the timed loop, as the original's 60 s");
   fb_option_dims3(ctx, "grid", 0, h->grid, "process grid");
   fb_option_default(ctx, "least halo surface");
+  h->layout_name = "auto";
+  fb_option_string(ctx, "layout", 0, &h->layout_name, "LAYOUT",
+                   "the coefficients in one stream, in three arrays (split), or auto: time both, "
+                   "keep the faster (the field is the same)");
   fb_parse_options(ctx, argc, argv,
                    "Himeno benchmark: Jacobi relaxation of the 19-point Poisson stencil in\n"
                    "single precision (RIKEN's problem), MPI + OpenMP. Prints the original's\n"
@@ -51,6 +55,10 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
   if (!size_from_name(h->size_name, h->points))
     fb_fail(ctx, FB_EXIT_USAGE, "option -s: '%s' is not XS, S, M, L, XL or NIxNJxNK with each >= 3",
             h->size_name);
+  if (strcmp(h->layout_name, "auto") && strcmp(h->layout_name, "stream") &&
+      strcmp(h->layout_name, "split"))
+    fb_fail(ctx, FB_EXIT_USAGE, "option --layout: '%s' is not auto, stream or split",
+            h->layout_name);
 }
 
 static size_t local_points(const Himeno *h) {
@@ -98,7 +106,8 @@ void himeno_setup(FbContext *ctx, Himeno *h) {
   if (rc) fb_fail(ctx, rc, "%s%s", fb_option_was_set(ctx, "grid") ? "--grid: " : "", err);
   int bad = fb_halo_init(&h->halo, &h->decomp, 1, MPI_FLOAT, 1);
   const size_t field = local_points(h) + HIMENO_TAIL_FLOATS;
-  const size_t coef = himeno_coef_layout(h);
+  const size_t stream = himeno_coef_layout(h, 0), split = himeno_coef_layout(h, 1);
+  const size_t coef = stream > split ? stream : split; /* room for either layout */
   const size_t need = 2 * padded_bytes(field) + padded_bytes(coef);
   fb_check_memory(ctx, need, "the fields");
   h->slab = fb_alloc(need);
@@ -108,10 +117,15 @@ void himeno_setup(FbContext *ctx, Himeno *h) {
   h->pnew = (float *)(h->slab + padded_bytes(field));
   h->coef = (float *)(h->slab + 2 * padded_bytes(field));
   for (size_t x = local_points(h); x < field; x++) h->p[x] = h->pnew[x] = 0.0f;
-  himeno_coef_fill(h, coefficient_values);
-  if (fb_test_hook("himeno_perturb") && ctx->rank == 0)
-    *himeno_coef_at(h, CO_A3, 1, 1, 1) *= 1.01f; /* a wrong answer for the tests */
+  h->coef_perturb = fb_test_hook("himeno_perturb") && ctx->rank == 0;
+  himeno_coef_use(h, !strcmp(h->layout_name, "split"));
   himeno_reset(h);
+}
+
+void himeno_coef_use(Himeno *h, int split) {
+  himeno_coef_layout(h, split);
+  himeno_coef_fill(h, coefficient_values);
+  if (h->coef_perturb) *himeno_coef_at(h, CO_A3, 1, 1, 1) *= 1.01f; /* a wrong answer for tests */
 }
 
 void himeno_free(Himeno *h) {

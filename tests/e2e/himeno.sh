@@ -29,19 +29,26 @@ himeno_case "grid 2x2x2" 8 1 --grid 2x2x2
 himeno_case "grid 1x1x3" 3 1 --grid 1x1x3
 himeno_case "grid 3x2x1" 6 1 --grid 3x2x1
 
-# The coefficients' two layouts and their sweeps (kernel.c): 62x62x66 has
-# 11 MB of them on one rank (three arrays) and half that on each of two (one
-# stream), as each record must say; the field must not depend on which.
-split_case() { # NP: prints STATUS:CHECKSUM of a 62x62x66 run on NP ranks
+# The coefficients' two layouts and their sweeps (kernel.c): the field must
+# not depend on the layout, and each record must say which ran.
+split_case() { # NP LAYOUT: prints STATUS:CHECKSUM of a 62x62x66 run on NP ranks
   rm -f "$REC"
-  OMP_NUM_THREADS=1 mpi "$1" $BMT -s 62x62x66 -n 20 --json "$REC"
+  OMP_NUM_THREADS=1 mpi "$1" $BMT -s 62x62x66 -n 20 --layout "$2" --json "$REC"
   json "$REC" '"%s:%r" % (r["validation"]["status"], r["results"]["checksum_weighted"])'
 }
 layout() { json "$REC" 'r["params"]["coefficients"].split(",")[0]'; }
-split_1=$(split_case 1); layout_1=$(layout)
-split_2=$(split_case 2); layout_2=$(layout)
-check "himeno 62x62x66: the same field with the coefficients in three arrays (1 rank: $layout_1) and in one stream (2 ranks: $layout_2): $split_1 $split_2" \
-  sh -c '[ "$1" = "$2" ] && [ "${1%%:*}" = PASS ] && [ "$3" = "three arrays" ] && [ "$4" = "one stream" ]' _ "$split_1" "$split_2" "$layout_1" "$layout_2"
+split_1=$(split_case 1 split); layout_1=$(layout)
+split_2=$(split_case 2 stream); layout_2=$(layout)
+stream_1=$(split_case 1 stream); layout_3=$(layout)
+check "himeno 62x62x66: the same field with the coefficients in three arrays (1 rank: $layout_1) and in one stream (2 ranks: $layout_2; 1 rank: $layout_3): $split_1 $split_2 $stream_1" \
+  sh -c '[ "$1" = "$2" ] && [ "$1" = "$3" ] && [ "${1%%:*}" = PASS ] && [ "$4" = "three arrays" ] && [ "$5" = "one stream" ] && [ "$6" = "one stream" ]' _ "$split_1" "$split_2" "$stream_1" "$layout_1" "$layout_2" "$layout_3"
+# --layout auto (the default) times both and keeps the faster: the record
+# gives both times and the layout that won, and the field is the same.
+for np in 1 2; do
+  auto=$(split_case "$np" auto)
+  check "himeno 62x62x66 --layout auto, $np rank(s): both layouts timed, the faster kept ($(layout): $(json "$REC" '"%.3g s a sweep in one stream, %.3g in three" % (r["params"]["layout_trial_stream_s"], r["params"]["layout_trial_split_s"])')), field $auto" \
+    [ "$(json "$REC" '(lambda p, s, t: p["layout"] == "auto" and s > 0 and t > 0 and p["coefficients"].startswith("three arrays" if t < s else "one stream"))(r["params"], r["params"]["layout_trial_stream_s"], r["params"]["layout_trial_split_s"])')" = true -a "$auto" = "$split_1" ]
+done
 
 # OMP_NUM_THREADS unset: the node's cores are shared out among its ranks
 # (never one thread per core in every rank), with a warning when the ranks
