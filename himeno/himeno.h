@@ -43,11 +43,11 @@ enum {
 
 typedef struct {
   /* parameters */
-  const char *size_name; /* XS, S, M, L, XL or NIxNJxNK */
-  int points[3];         /* global points along i, j, k, boundaries included */
-  long long iterations;  /* -n: exact count, 0 = fill -t seconds */
-  double target_s;       /* -t */
-  int grid[3];           /* --grid, 0 = automatic */
+  const char *size_name;   /* XS, S, M, L, XL or NIxNJxNK */
+  int points[3];           /* global points along i, j, k, boundaries included */
+  long long iterations;    /* -n: exact count, 0 = fill -t seconds */
+  double target_s;         /* -t */
+  int grid[3];             /* --grid, 0 = automatic */
   const char *layout_name; /* --layout: auto, stream or split */
   /* geometry */
   FbDecomp decomp;
@@ -59,8 +59,8 @@ typedef struct {
    * CO_STREAMS groups of CO_PER_STREAM runs of HIMENO_BLOCK values; the
    * groups follow each other (one stream) or lie in three arrays (split) */
   float *coef;
-  int coef_split;      /* the groups in three arrays (else one stream) */
-  int coef_perturb;    /* test hook himeno_perturb: a wrong coefficient */
+  int coef_split;   /* the groups in three arrays (else one stream) */
+  int coef_perturb; /* test hook himeno_perturb: a wrong coefficient */
   /* --layout auto's trial: the slowest rank's best seconds a sweep in each
    * layout (one stream, three arrays); 0 where none ran */
   double trial_s[2];

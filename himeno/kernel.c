@@ -38,7 +38,7 @@ typedef struct {
 #else
 #define INLINE inline
 #endif
-#define BLOCK              HIMENO_BLOCK
+#define BLOCK HIMENO_BLOCK
 #define CO(cb, gs, f, l)                                                                           \
   ((cb)[(size_t)((f) / CO_PER_STREAM) * (gs) + ((f) % CO_PER_STREAM) * BLOCK + (l)])
 

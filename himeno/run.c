@@ -16,7 +16,8 @@ void himeno_print_header(FbContext *ctx, const Himeno *h) {
            h->decomp.dims[0], h->decomp.dims[1], h->decomp.dims[2], grid, ctx->size, ctx->threads);
   const char *layout = h->coef_split ? "three arrays" : "one stream";
   if (h->trial_s[0] > 0)
-    fb_print(ctx, " Coefficients: %s (--layout auto: %.3f ms a sweep in one stream, %.3f in three)\n",
+    fb_print(ctx,
+             " Coefficients: %s (--layout auto: %.3f ms a sweep in one stream, %.3f in three)\n",
              layout, 1e3 * h->trial_s[0], 1e3 * h->trial_s[1]);
   else
     fb_print(ctx, " Coefficients: %s (--layout %s)\n", layout, h->layout_name);
