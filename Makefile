@@ -87,7 +87,19 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(BUILD)/build_info.h
 	  $(FUZZ_EXTRA_$*) $(INIH_LIBS) -lm -lpthread -o $@
 fuzzers: $(FUZZERS)
 
-check: all $(UNIT_BINS)
+# Sanitizer builds: a dlclose() that keeps libraries loaded, preloaded into
+# the tests' processes (tests/keep_loaded.c says why; never sanitized
+# itself), and a program that leaks, which LeakSanitizer must report.
+KEEP_LOADED := $(BUILD)/tests/libkeep_loaded.so
+$(KEEP_LOADED): tests/keep_loaded.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=c11 -Wall -Wextra -fPIC -shared $< -o $@
+LEAK_PROBE := $(BUILD)/tests/leak_probe
+$(LEAK_PROBE): tests/leak_probe.c $(BUILD)/config.stamp
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -o $@
+
+check: all $(UNIT_BINS) $(if $(SANITIZE),$(KEEP_LOADED) $(LEAK_PROBE))
 	MPIRUN="$(MPIRUN)" FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD="$(MAKE) -s fuzzers" \
 	  FB_SANITIZE="$(SANITIZE)" FB_MPI="$(MPI)" tests/run-tests
 

@@ -10,12 +10,17 @@ export FB_LAUNCHER="$MPIRUN -np {np}"  # the run/ tools launch with the same MPI
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-# Sanitizer builds (make check SANITIZE=address,undefined): full stacks so the
-# MPI library's own leaks can be suppressed by library name (tests/lsan.supp):
-# Open MPI 4.1 unloads its components at MPI_Finalize, so their frames print
-# as "<unknown module>" and only the full unwind reaches libmpi's frames. Open
-# MPI 5 can keep them loaded (the parameter below; 4.1 ignores it).
+# Sanitizer builds (make check SANITIZE=address,undefined): the MPI library's
+# own leaks are suppressed by library name (tests/lsan.supp). Open MPI 4.1
+# unloads its components at MPI_Finalize, so their frames would print as
+# "<unknown module>": a dlclose() that keeps them loaded is preloaded
+# (tests/keep_loaded.c; Open MPI 5 does it with the parameter below), and
+# stacks are unwound in full, as frames without frame pointers break the
+# fast unwind before a library's frame (a vasprintf called by libmpi).
 export OMPI_MCA_mca_base_component_disable_dlclose=1
+if [ -n "${FB_SANITIZE:-}" ] && [ -e build/tests/libkeep_loaded.so ]; then
+  export LD_PRELOAD="$PWD/build/tests/libkeep_loaded.so${LD_PRELOAD:+:$LD_PRELOAD}"
+fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-fast_unwind_on_malloc=0:malloc_context_size=40:verify_asan_link_order=0}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0:malloc_context_size=40}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}

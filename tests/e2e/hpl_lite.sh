@@ -111,6 +111,18 @@ if grep -q avx2 /proc/cpuinfo && grep -q fma /proc/cpuinfo; then
   check "hpl on a CPU OpenBLAS does not know (generic kernel): picks the CPU's best kernel itself, checked, PASS ($(json "$REC" 'r["params"]["blas_kernel"] + " by " + r["params"]["blas_kernel_chosen_by"]' 2>&1))" \
     [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["blas_kernel"] in ("Haswell", "SkylakeX") and r["params"]["blas_kernel_chosen_by"].startswith("hpl (OpenBLAS chose Prescott")')" = true ]
 fi
+# a user's AVX2 kernel on an AVX-512 CPU: kept, with a note (no warning)
+if grep -qw avx512f /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
+  rm -f "$REC"
+  OPENBLAS_CORETYPE=Haswell mpi 1 $HPL -N 100 -b 16 --json "$REC"
+  check "hpl keeps a user's OPENBLAS_CORETYPE=Haswell on an AVX-512 CPU, notes that SkylakeX's kernels may be faster, no warning" \
+    sh -c "grep -q '^NOTE: OPENBLAS_CORETYPE=Haswell runs AVX2 kernels on a CPU with AVX-512' '$OUT_FILE' && ! grep -q WARNING '$OUT_FILE' && [ \"\$(python3 -c \"import json; r = json.loads(open('$REC').readlines()[-1]); print(r['params']['blas_kernel'], r['params']['blas_kernel_chosen_by'])\")\" = 'Haswell OPENBLAS_CORETYPE' ]"
+  rm -f "$REC"
+  OPENBLAS_CORETYPE=SkylakeX mpi 1 $HPL -N 100 -b 16 --json "$REC"
+  check "hpl with OPENBLAS_CORETYPE=SkylakeX on an AVX-512 CPU: no note" sh -c "! grep -q '^NOTE: OPENBLAS_CORETYPE' '$OUT_FILE' && grep -q PASS '$OUT_FILE'"
+else
+  skip "hpl's note on AVX2 kernels" "this CPU has no AVX-512"
+fi
 
 bad_dat() { # NAME LINE-EDIT NEEDLE
   sed "$2" inputs/hpl/HPL.dat > "$TMPDIR_T/bad.dat"

@@ -12,6 +12,10 @@ value of each kind. LAMMPS at 1 rank against LAMMPS at 2 ranks is the
 floor: the test prints it beside md's difference.
 
 usage: lammps_cases.py MD MPIRUN WORKDIR [CASE...]
+MD_LAMMPS_RANKS: md's rank counts for the cases that name none ("1 2 3");
+MD_LAMMPS_MAX_RANKS: leave out md's runs on more ranks (0: none left out);
+LMP_MPIRUN: the launcher of lmp's own MPI, where md runs under another's
+(MPIRUN by default).
 Prints "ok - ..." / "not ok - ..." lines (tests/run-tests counts them) and
 exits 1 when a case fails."""
 import json
@@ -801,7 +805,7 @@ def run(cmd, cwd, log, timeout=600):
         return subprocess.call(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
 
 
-def case(name, spec, md, mpirun, work, ranks):
+def case(name, spec, md, mpirun, lmp_mpirun, work, ranks, max_ranks):
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
     fill = {"dir": d, "ni": NI_U3}
@@ -819,8 +823,12 @@ def case(name, spec, md, mpirun, work, ranks):
     lmp_runs = {}
     for np in (1, 2):
         log = os.path.join(d, "lmp%d.out" % np)
-        if run(mpirun + ["-np", str(np), "lmp", "-in", "run.in", "-log", "none"], d, log):
+        if run(lmp_mpirun + ["-np", str(np), "lmp", "-in", "run.in", "-log", "none"], d, log):
             print("not ok - md = LAMMPS %s: lmp failed at %d ranks (%s)" % (name, np, log))
+            return False
+        # one job of np ranks, not np jobs of one (another MPI's launcher)
+        if not re.search(r"^Loop time of \S+ on %d procs " % np, open(log).read(), re.M):
+            print("not ok - md = LAMMPS %s: lmp did not run as one job of %d ranks (%s; LMP_MPIRUN)" % (name, np, log))
             return False
         lmp_runs[np] = lammps_thermo(log)
         if np == 1:
@@ -828,7 +836,13 @@ def case(name, spec, md, mpirun, work, ranks):
     floor, _ = thermo_diff(lmp_runs[1], lmp_runs[2])
     lmp_frame = first_frame(os.path.join(d, "lmp_first.dump"))
     ok = True
-    for np in spec.get("ranks", ranks):
+    want = spec.get("ranks", ranks)
+    if max_ranks:
+        if not [np for np in want if np <= max_ranks]:
+            print("skip - md = LAMMPS %s: md at %s ranks only, over MD_LAMMPS_MAX_RANKS=%d" % (name, want, max_ranks))
+            return True
+        want = [np for np in want if np <= max_ranks]
+    for np in want:
         record = os.path.join(d, "md%d.jsonl" % np)
         if os.path.exists(record):
             os.unlink(record)
@@ -865,9 +879,11 @@ def main():
     md, mpirun, work = sys.argv[1], sys.argv[2].split(), sys.argv[3]
     names = sys.argv[4:] or list(CASES)
     ranks = [int(x) for x in os.environ.get("MD_LAMMPS_RANKS", "1 2 3").split()]
+    max_ranks = int(os.environ.get("MD_LAMMPS_MAX_RANKS", "0"))
+    lmp_mpirun = os.environ.get("LMP_MPIRUN", "").split() or mpirun
     ok = True
     for name in names:
-        ok &= case(name, CASES[name], md, mpirun, work, ranks)
+        ok &= case(name, CASES[name], md, mpirun, lmp_mpirun, work, ranks, max_ranks)
     return 0 if ok else 1
 
 
