@@ -812,6 +812,10 @@ def case(name, spec, md, mpirun, lmp_mpirun, work, ranks, max_ranks):
     if spec.get("needs") and not os.path.exists(spec["needs"]):
         print("skip - md = LAMMPS %s: %s missing (lammps-data)" % (name, spec["needs"]))
         return True
+    want = [np for np in spec.get("ranks", ranks) if not max_ranks or np <= max_ranks]
+    if not want:
+        print("skip - md = LAMMPS %s: md at %s ranks only, over MD_LAMMPS_MAX_RANKS=%d" % (name, spec["ranks"], max_ranks))
+        return True
     open(os.path.join(d, "make.in"), "w").write(spec.get("make", "").format(**fill))
     open(os.path.join(d, "run.in"), "w").write(spec["run"].format(**fill))
     open(os.path.join(d, "md.ini"), "w").write(spec["deck"].format(**fill) + DUMP_DECK.format(**fill))
@@ -836,12 +840,6 @@ def case(name, spec, md, mpirun, lmp_mpirun, work, ranks, max_ranks):
     floor, _ = thermo_diff(lmp_runs[1], lmp_runs[2])
     lmp_frame = first_frame(os.path.join(d, "lmp_first.dump"))
     ok = True
-    want = spec.get("ranks", ranks)
-    if max_ranks:
-        if not [np for np in want if np <= max_ranks]:
-            print("skip - md = LAMMPS %s: md at %s ranks only, over MD_LAMMPS_MAX_RANKS=%d" % (name, want, max_ranks))
-            return True
-        want = [np for np in want if np <= max_ranks]
     for np in want:
         record = os.path.join(d, "md%d.jsonl" % np)
         if os.path.exists(record):
