@@ -16,6 +16,19 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* MPICH's ranks wait for messages by polling without giving up their core
+ * (Debian's MPICH 4.0, ch4:ucx; MPIR_CVAR_POLLS_BEFORE_YIELD changed
+ * nothing), so ranks that share cores wait out each other's time slices:
+ * on 2 cores, md on the LAMMPS test cases at 3-4 ranks took 25-100 s a
+ * case under MPICH against 1-2 s under Open MPI, whose ranks yield when oversubscribed
+ * (December 2026; docs/building.md). */
+#if defined(MPICH_VERSION)
+#define OVERSUBSCRIBED_MPI_NOTE                                                                    \
+  "; MPICH's ranks poll without yielding, so ranks sharing a core can run tens of times slower"
+#else
+#define OVERSUBSCRIBED_MPI_NOTE ""
+#endif
+
 typedef struct {
   pthread_t thread;
   pthread_mutex_t lock;
@@ -162,8 +175,9 @@ void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app) {
   if (ctx->rank == 0 && cores > 0 && (long)threads * local_ranks > cores)
     fprintf(stderr,
             "%s: warning: %d ranks x %d threads on a node with %ld cores oversubscribe it "
-            "(OMP_NUM_THREADS%s)\n",
-            ctx->program, local_ranks, threads, cores, user_threads ? " is set" : " unset");
+            "(OMP_NUM_THREADS%s)%s\n",
+            ctx->program, local_ranks, threads, cores, user_threads ? " is set" : " unset",
+            local_ranks > cores ? OVERSUBSCRIBED_MPI_NOTE : "");
   ctx->common.repeat = 1;
   ctx->timers.current = -1;
   ctx->stage = "setup";
