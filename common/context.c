@@ -20,8 +20,8 @@
  * (Debian's MPICH 4.0, ch4:ucx; MPIR_CVAR_POLLS_BEFORE_YIELD changed
  * nothing), so ranks that share cores wait out each other's time slices:
  * on 2 cores, md on the LAMMPS test cases at 3-4 ranks took 25-100 s a
- * case under MPICH against 1-2 s under Open MPI, whose ranks yield when oversubscribed
- * (December 2026; docs/building.md). */
+ * case under MPICH against 1-2 s under Open MPI, whose ranks yield when
+ * oversubscribed (December 2026; docs/building.md). */
 #if defined(MPICH_VERSION)
 #define OVERSUBSCRIBED_MPI_NOTE                                                                    \
   "; MPICH's ranks poll without yielding, so ranks sharing a core can run tens of times slower"
