@@ -4,6 +4,7 @@
  * arrays, the same share that first touched them. */
 #include "stream.h"
 
+#include <math.h>
 #include <omp.h>
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -86,6 +87,21 @@ void stream_kernel(Stream *s, int kernel) {
     else
 #endif
       plain(kernel, s->a, s->b, s->c, lo, hi);
+  }
+}
+
+void stream_pass_done(Stream *s) {
+  if (++s->passes_done % STREAM_RESCALE_PASSES) return;
+  const double f = ldexp(1.0, -STREAM_RESCALE_EXP);
+#pragma omp parallel
+  {
+    long long lo, hi;
+    thread_share(s->n, &lo, &hi);
+    for (long long j = lo; j < hi; j++) {
+      s->a[j] *= f;
+      s->b[j] *= f;
+      s->c[j] *= f;
+    }
   }
 }
 

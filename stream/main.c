@@ -15,16 +15,14 @@ int main(int argc, char **argv) {
   stream_check_granularity(&ctx, &s); /* also the untimed warm-up */
 
   fb_result_init(&result, s.nt ? "Triad (non-temporal)" : "Triad", "GB/s", 1);
-  long long passes = 0;
   for (long long rep = 0; rep < ctx.common.repeat; rep++) {
     FbLoop all = {0};
     fb_timers_reset(&ctx.timers);
     stream_measure(&ctx, &s, &all); /* all ranks, synchronised per kernel */
-    passes += s.repeats;
     stream_report(&ctx, &s, &all, &result); /* stream.c's table */
   }
-  if (fb_test_hook("stream_corrupt") && ctx.rank == 0) s.a[s.n / 2] += 1.0;
-  stream_validate(&ctx, &s, &result, passes);
+  if (fb_test_hook("stream_corrupt") && ctx.rank == 0) s.a[s.n / 2] *= 1.5; /* any size */
+  stream_validate(&ctx, &s, &result);
   fb_result_param_int(&result, "elements_per_rank", s.n);
   fb_result_param_str(&result, "bytes_convention", "stream.c: Copy/Scale 2 arrays, Add/Triad 3");
   int status = fb_report(&ctx, &result);

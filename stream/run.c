@@ -97,7 +97,7 @@ void stream_check_granularity(FbContext *ctx, Stream *s) {
  * of the protocol too (the record's loop time and spread). */
 void stream_measure(FbContext *ctx, Stream *s, FbLoop *all) {
   fb_loop_begin(ctx, all);
-  for (long long pass = 0; pass < s->repeats; pass++)
+  for (long long pass = 0; pass < s->repeats; pass++) {
     for (int k = 0; k < K_COUNT; k++) {
       FbLoop one = {0};
       double t0 = 0.0;
@@ -112,6 +112,8 @@ void stream_measure(FbContext *ctx, Stream *s, FbLoop *all) {
       s->global_s[k][pass] = s->no_sync ? local : fb_loop_end(ctx, &one);
       s->local_s[k][pass] = s->no_sync ? local : one.local_s;
     }
+    stream_pass_done(s);
+  }
   fb_loop_end(ctx, all);
 }
 
