@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
   for (long long rep = 0; rep < ctx.common.repeat; rep++) {
     FbLoop all = {0};
     fb_timers_reset(&ctx.timers);
-    stream_measure(&ctx, &s, &all); /* all ranks, synchronised per kernel */
+    stream_measure(&ctx, &s, &all);         /* all ranks, synchronised per kernel */
     stream_report(&ctx, &s, &all, &result); /* stream.c's table */
   }
   if (fb_test_hook("stream_corrupt") && ctx.rank == 0) s.a[s.n / 2] *= 1.5; /* any size */

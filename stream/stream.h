@@ -17,17 +17,17 @@ enum { PH_KERNELS, PH_COUNT };
  * where they began, and a power of two scales exactly, so the closed-form
  * check follows the arrays bit for bit. */
 #define STREAM_RESCALE_PASSES 64
-#define STREAM_RESCALE_EXP 250
+#define STREAM_RESCALE_EXP    250
 /* Elements a thread's share is rounded to, so non-temporal stores stay aligned. */
 #define STREAM_CHUNK 8
 
 typedef struct {
-  long long n;       /* elements per array per rank */
-  long long repeats; /* -r: timed passes, the first not counted */
-  int nt;            /* --nt: non-temporal stores */
-  int no_sync;       /* --no-sync: ranks run their passes independently (HPCC) */
+  long long n;           /* elements per array per rank */
+  long long repeats;     /* -r: timed passes, the first not counted */
+  int nt;                /* --nt: non-temporal stores */
+  int no_sync;           /* --no-sync: ranks run their passes independently (HPCC) */
   long long passes_done; /* passes of all four kernels since the arrays were set */
-  char results[512]; /* the record's results object */
+  char results[512];     /* the record's results object */
   double *a, *b, *c;
   /* per kernel and pass: this rank's time and the slowest rank's time */
   double *local_s[K_COUNT], *global_s[K_COUNT];
