@@ -45,7 +45,7 @@ int md_atoms_reserve(MdAtoms *a, int n) {
  * that wander past a non-periodic wall. */
 static int owner_coord(const Md *md, int d, double x) {
   int p = md->decomp.dims[d];
-  double c = floor((x - md->boxlo[d]) / md->prd[d] * p); /* clamped before the cast */
+  double c = floor((x - md->splitlo[d]) / (md->splithi[d] - md->splitlo[d]) * p); /* clamped */
   return c < 0.0 ? 0 : c >= p ? p - 1 : (int)c;
 }
 

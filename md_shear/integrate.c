@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Neighbour lists from scratch: wrap and migrate, the box, ghosts, bins, list. */
+/* Neighbour lists from scratch (LAMMPS's order): the box and its division,
+ * wrap and migrate, ghosts, bins, list. */
 static void reneighbor(FbContext *ctx, Md *md) {
-  md_migrate(ctx, md);
   md_reset_box(ctx, md);
+  md_resplit(ctx, md);
+  md_migrate(ctx, md);
   md_sort_atoms(md);
   md_borders(ctx, md);
   fb_timer_start(&ctx->timers, PH_NEIGH);

@@ -310,8 +310,9 @@ typedef struct {
   /* derived */
   MdUnits units;
   double spacing[3];                 /* lattice spacings (oriented) */
-  double boxlo[3], boxhi[3], prd[3]; /* the box the ranks divide (fixed after set-up) */
+  double boxlo[3], boxhi[3], prd[3]; /* the initial box (fixed after set-up) */
   double simlo[3], simhi[3];         /* LAMMPS's box now: shrink-wrapped in s and m dimensions */
+  double splitlo[3], splithi[3];     /* the box the ranks divide (md_resplit) */
   double small[3];                   /* shrink-wrap margin: MD_SHRINK_SMALL of the initial box */
   double sublo[3], subhi[3], cutghost;
   long long natoms;
@@ -376,6 +377,10 @@ void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v);
 int md_atoms_reserve(MdAtoms *a, int n);
 void md_atoms_free(MdAtoms *a); /* every per-atom array, and the counts to 0 */
 int md_owns(const Md *md, const double x[3]);
+/* Rank coordinate k's lower sub-box bound along d (k = dims[d]: the upper end). */
+double md_split_at(const Md *md, int d, int k);
+void md_subbox(Md *md); /* this rank's sub-box in the split box */
+void md_resplit(FbContext *ctx, Md *md);
 int md_add_atom(Md *md, long long id, int type, const double x[3], const double v[3]);
 int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size_t errlen);
 /* The id that the data file (and so every output) gives atom id (1..N). */

@@ -325,6 +325,68 @@ void md_migrate(FbContext *ctx, Md *md) {
   fb_timer_stop(&ctx->timers, PH_COMM);
 }
 
+double md_split_at(const Md *md, int d, int k) {
+  const int p = md->decomp.dims[d];
+  return k >= p ? md->splithi[d] : md->splitlo[d] + (md->splithi[d] - md->splitlo[d]) * k / p;
+}
+
+void md_subbox(Md *md) {
+  for (int d = 0; d < 3; d++) {
+    md->sublo[d] = md_split_at(md, d, md->decomp.coords[d]);
+    md->subhi[d] = md_split_at(md, d, md->decomp.coords[d] + 1);
+  }
+}
+
+/* LAMMPS divides the box it has now: in shrink-wrapped (s, m) dimensions
+ * the sub-boxes follow the atoms' extent at every rebuild (Domain::
+ * set_local_box), so a slab that drifts stays evenly split. With the
+ * initial box kept, md's 2 ranks held 842 and 1070 of in.shear's 1912
+ * atoms at its end (the flow carries them to +x), LAMMPS's 950 and 962,
+ * and the pair loop waited on the fuller rank (24% apart). The new bounds
+ * are taken when the ghost swaps planned still reach the cutoff plus skin
+ * and no atom is more than one sub-box from its new one (migration moves
+ * an atom one hop, as LAMMPS's exchange); else the old ones stay, correct
+ * but less even. Called before migration, on the box md_reset_box made. */
+void md_resplit(FbContext *ctx, Md *md) {
+  double lo[3], hi[3];
+  int change = 0;
+  for (int d = 0; d < 3; d++) {
+    const int p = md->decomp.dims[d];
+    lo[d] = md->splitlo[d];
+    hi[d] = md->splithi[d];
+    if (p == 1 || (md->boundary[d] != 's' && md->boundary[d] != 'm')) continue;
+    const double width = (md->simhi[d] - md->simlo[d]) / p;
+    if (md->hops[d] < p - 1 && !(md->hops[d] * width > md->cutghost)) continue;
+    lo[d] = md->simlo[d];
+    hi[d] = md->simhi[d];
+    change = 1;
+  }
+  if (!change) return; /* the same on every rank: the box and the plan are global */
+  double old_lo[3], old_hi[3];
+  memcpy(old_lo, md->splitlo, sizeof lo);
+  memcpy(old_hi, md->splithi, sizeof hi);
+  memcpy(md->splitlo, lo, sizeof lo);
+  memcpy(md->splithi, hi, sizeof hi);
+  const MdAtoms *a = &md->atoms;
+  int far = 0;
+  for (int d = 0; d < 3; d++) {
+    const int p = md->decomp.dims[d], c = md->decomp.coords[d];
+    if (lo[d] == old_lo[d] && hi[d] == old_hi[d]) continue;
+    const double below = c > 1 ? md_split_at(md, d, c - 1) : -INFINITY,
+                 from = md_split_at(md, d, c), to = md_split_at(md, d, c + 1),
+                 above = c < p - 2 ? md_split_at(md, d, c + 2) : INFINITY;
+    for (int i = 0; i < a->n_local && !far; i++) {
+      const double x = a->x[i][d];
+      far = (c > 0 && x < from && x < below) || (c < p - 1 && x >= to && x >= above);
+    }
+  }
+  if (md_any(ctx, far)) {
+    memcpy(md->splitlo, old_lo, sizeof lo);
+    memcpy(md->splithi, old_hi, sizeof hi);
+  }
+  md_subbox(md);
+}
+
 int md_any(FbContext *ctx, int local) {
   long long any = local;
   fb_allreduce_max_ll(ctx, PH_REDUCTIONS, &any, 1);

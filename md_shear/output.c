@@ -436,6 +436,8 @@ void md_restart_write(FbContext *ctx, Md *md) {
       dataset(fbg, "state", H5T_NATIVE_LLONG, 1, &five, state);
       dataset(fbg, "boxlo", H5T_NATIVE_DOUBLE, 1, &three, md->boxlo);
       dataset(fbg, "boxhi", H5T_NATIVE_DOUBLE, 1, &three, md->boxhi);
+      dataset(fbg, "splitlo", H5T_NATIVE_DOUBLE, 1, &three, md->splitlo);
+      dataset(fbg, "splithi", H5T_NATIVE_DOUBLE, 1, &three, md->splithi);
       dataset(fbg, "spacing", H5T_NATIVE_DOUBLE, 1, &three, md->spacing);
       dataset(fbg, "timestep", H5T_NATIVE_DOUBLE, 1, &one, &md->dt);
       hsize_t types = (hsize_t)md->ntypes; /* the masses used, as LAMMPS's restarts keep them */
@@ -491,6 +493,12 @@ static int restart_state(hid_t f, Md *md, const char *path, char *err, size_t le
   if (md->atoms.cap == 0 && md->natoms == 0) { /* first pass: the box */
     memcpy(md->boxlo, lo, sizeof lo);
     memcpy(md->boxhi, hi, sizeof hi);
+    /* the box its sub-boxes divided (restarts before it was kept: the box) */
+    if (read_ds(f, "/parameters/fabricbench/splitlo", H5T_NATIVE_DOUBLE, md->splitlo, 3) ||
+        read_ds(f, "/parameters/fabricbench/splithi", H5T_NATIVE_DOUBLE, md->splithi, 3)) {
+      memcpy(md->splitlo, lo, sizeof lo);
+      memcpy(md->splithi, hi, sizeof hi);
+    }
     for (int d = 0; d < 3; d++) { /* older restarts of lattice-less runs held 0: LAMMPS's 1 */
       md->spacing[d] = spacing[d] > 0.0 ? spacing[d] : 1.0;
       md->prd[d] = hi[d] - lo[d];
@@ -506,18 +514,6 @@ static int restart_state(hid_t f, Md *md, const char *path, char *err, size_t le
       md->mass_data_given = 1;
   }
   return 0;
-}
-
-/* Is this position in my sub-box? */
-static int restart_mine(const Md *md, const double xyz[3]) {
-  int mine = 1;
-  for (int d = 0; d < 3; d++) {
-    int p = md->decomp.dims[d];
-    int c = (int)floor((xyz[d] - md->boxlo[d]) / md->prd[d] * p);
-    c = c < 0 ? 0 : c >= p ? p - 1 : c;
-    mine &= c == md->decomp.coords[d];
-  }
-  return mine;
 }
 
 /* The data file's ids, when the run that wrote the restart had them
@@ -572,7 +568,7 @@ static int restart_atoms(hid_t f, Md *md, const char *path, char *err, size_t le
       break;
     }
     double xyz[3] = {x[3 * k], x[3 * k + 1], x[3 * k + 2]};
-    if (!restart_mine(md, xyz)) continue;
+    if (!md_owns(md, xyz)) continue;
     MdAtoms *a = &md->atoms;
     if (md_atoms_reserve(a, a->n_local + 1)) {
       rc = FB_EXIT_RUNTIME;

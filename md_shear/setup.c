@@ -557,6 +557,10 @@ static void setup_box(FbContext *ctx, Md *md, const char *data, size_t data_len)
     md->small[d] = MD_SHRINK_SMALL * md->prd[d];
     md->simlo[d] = md->boxlo[d];
     md->simhi[d] = md->boxhi[d];
+    if (!md->restart_in[0]) { /* a restart divides the box its run divided */
+      md->splitlo[d] = md->boxlo[d];
+      md->splithi[d] = md->boxhi[d];
+    }
   }
 }
 
@@ -592,11 +596,7 @@ static void setup_decomposition(FbContext *ctx, Md *md) {
     rc = fb_decomp_init(&md->decomp, ctx->comm, cells, md->grid, md->periodic, 1, err, sizeof err);
   }
   if (rc) fb_fail(ctx, FB_EXIT_USAGE, "option --grid: %s", err);
-  for (int d = 0; d < 3; d++) {
-    int p = md->decomp.dims[d], c = md->decomp.coords[d];
-    md->sublo[d] = md->boxlo[d] + md->prd[d] * c / p;
-    md->subhi[d] = c == p - 1 ? md->boxhi[d] : md->boxlo[d] + md->prd[d] * (c + 1) / p;
-  }
+  md_subbox(md);
 }
 
 void md_setup(FbContext *ctx, Md *md) {

@@ -66,6 +66,9 @@ void md_fill_result(FbContext *ctx, Md *md, FbResult *r, char **json) {
   fb_result_param_str(r, "boundary", boundary);
   long long counts[3] = {md->atoms.n_ghost, md->neigh.count, md->migrations};
   md_count_n(ctx, counts, 3);
+  /* LAMMPS's "Nlocal: ave max min": how evenly the ranks share the atoms */
+  const double per_rank_min = fb_allreduce_min(ctx, FB_NO_PHASE, md->atoms.n_local),
+               per_rank_max = fb_allreduce_max(ctx, FB_NO_PHASE, md->atoms.n_local);
   double fom = md->loop_s > 0 ? (double)md->natoms * md->total_steps / md->loop_s : 0.0;
   if (ctx->rank != 0) return;
   char columns[MD_MAX_COLUMNS * 24];
@@ -78,14 +81,15 @@ void md_fill_result(FbContext *ctx, Md *md, FbResult *r, char **json) {
       "{\"atoms\":%lld,\"types\":%d,\"steps\":%lld,\"runs\":%d,\"loop_s\":%.6g,\"atom_steps_per_"
       "s\":%.6g,"
       "\"ns_per_day\":%.6g,\"ghost_atoms\":%lld,\"pairs_in_lists\":%lld,\"neighbor_builds\":%lld,"
-      "\"migrated_atoms\":%lld,\"energy_first\":%.17g,\"energy_last\":%.17g,\"energy_max_dev\":%."
+      "\"migrated_atoms\":%lld,\"atoms_per_rank_min\":%.0f,\"atoms_per_rank_max\":%.0f,"
+      "\"energy_first\":%.17g,\"energy_last\":%.17g,\"energy_max_dev\":%."
       "6g,"
       "\"smooth_energy_max_dev\":%.6g,\"thermo_columns\":%s,\"thermo\":[%s]}",
       md->natoms, md->ntypes, md->total_steps, md->nstages, md->loop_s, fom,
       md->loop_s > 0 ? md->total_steps * md->dt / md->loop_s * 86400.0 *
                            (strcmp(md->units.name, "metal") ? 1.0 : 1e-3)
                      : 0.0,
-      counts[0], counts[1], md->neigh.builds, counts[2], md->e_first, md->e_last, md->e_max_dev,
-      md->es_max_dev, columns, md->thermo_json ? md->thermo_json : "");
+      counts[0], counts[1], md->neigh.builds, counts[2], per_rank_min, per_rank_max, md->e_first,
+      md->e_last, md->e_max_dev, md->es_max_dev, columns, md->thermo_json ? md->thermo_json : "");
   r->app_json = *json;
 }

@@ -204,6 +204,20 @@ mpi 2 $MD -i tests/md/contracting_slab.ini --json "$REC"
 check "md contracting slab, plain truncation: TotEng moves over 5e-3, the smooth energy under it, PASS" \
   [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["results"]["energy_max_dev"] / abs(r["results"]["energy_first"]) > 5e-3 and r["results"]["smooth_energy_max_dev"] < r["results"]["energy_max_dev"] / 10')" = true ]
 
+# Shrink-wrapped dimensions: the ranks divide the box as it is now, as
+# LAMMPS does, so the shear's flow (atoms carried to +x) stays evenly split
+# (LAMMPS ends at 950 / 962 atoms; the box kept from the start gave 842 /
+# 1070); and where the new division would move atoms more than one
+# sub-box, the old one stays and no atom is lost.
+rm -f "$REC"
+mpi 2 $MD -i inputs/md/shear.ini --json "$REC"
+check "md shear at 2 ranks: the atoms stay evenly split as the slab drifts ($(json "$REC" '(r["results"]["atoms_per_rank_min"], r["results"]["atoms_per_rank_max"])') at the end; within 3%)" \
+  [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["results"]["atoms_per_rank_max"] <= 1.03 * r["results"]["atoms_per_rank_min"]')" = true ]
+rm -f "$REC"
+mpi 4 $MD -i tests/md/wide_box.ini --grid 4x1x1 --json "$REC"
+check "md at 4 ranks, atoms in the first 30 of a 100-wide shrink-wrapped box: every atom kept, PASS" \
+  [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["results"]["atoms_per_rank_max"] > 0')" = true ]
+
 # Per-atom output, as LAMMPS's dump custom: ids in order, every frame.
 rm -f "$MDT/d.dump"
 printf '[output]\ndump_every = 5\ndump_columns = id type x y z fx fy fz c_pe\n' | cat tests/md/small.ini - > "$MDT/dump.ini"
