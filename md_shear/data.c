@@ -46,7 +46,7 @@ int md_atoms_reserve(MdAtoms *a, int n) {
 static int owner_coord(const Md *md, int d, double x) {
   int p = md->decomp.dims[d];
   double c = floor((x - md->splitlo[d]) / (md->splithi[d] - md->splitlo[d]) * p); /* clamped */
-  return c < 0.0 ? 0 : c >= p ? p - 1 : (int)c;
+  return !(c >= 0.0) ? 0 : c >= p ? p - 1 : (int)c; /* NaN too: never cast */
 }
 
 void md_atoms_free(MdAtoms *a) {
@@ -528,7 +528,11 @@ int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size
   }
   md->natoms = r.natoms;
   md->ntypes = r.ntypes;
-  for (int d = 0; d < 3; d++) md->prd[d] = md->boxhi[d] - md->boxlo[d];
+  for (int d = 0; d < 3; d++) { /* the ranks divide the file's box to begin with */
+    md->prd[d] = md->boxhi[d] - md->boxlo[d];
+    md->splitlo[d] = md->boxlo[d];
+    md->splithi[d] = md->boxhi[d];
+  }
   r.seen = calloc((size_t)r.natoms + 1, 1);
   r.slot = malloc(((size_t)r.natoms + 1) * sizeof *r.slot);
   if (!keep) r.ids = malloc((size_t)r.natoms * sizeof *r.ids);
