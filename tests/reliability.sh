@@ -3,11 +3,6 @@
 : > "$TMPDIR_T/empty.dat"
 rm -f "$TMPDIR_T/fifo"; mkfifo "$TMPDIR_T/fifo"   # a FIFO given as a file: never opened, never blocks
 ln -sf "$TMPDIR_T/nowhere/x" "$TMPDIR_T/dangling"
-# Four workers take cases in turn (a case is mostly launcher start-up and
-# waiting, little CPU); each keeps its own output and counts, merged in order
-# afterwards. Each case must end within the issue's 10 s (scaled by
-# TIME_SCALE in a sanitizer build, see tests/lib.sh).
-BAD_WORKERS=4
 # own_session_dir NAME: Open MPI 4's launchers started at the same moment
 # race on their shared session folder (/tmp/ompi.HOST.UID: "A call to mkdir
 # was unable to create the desired directory ... File exists", orte_init
@@ -18,6 +13,11 @@ own_session_dir() {
   export OMPI_MCA_orte_tmpdir_base="$TMPDIR_T/session.$1"
   mkdir -p "$OMPI_MCA_orte_tmpdir_base"
 }
+# Four workers take cases in turn (a case is mostly launcher start-up and
+# waiting, little CPU); each keeps its own output and counts, merged in order
+# afterwards. Each case must end within the issue's 10 s (scaled by
+# TIME_SCALE in a sanitizer build, see tests/lib.sh).
+BAD_WORKERS=4
 BAD_LIMIT=10
 bad_worker() { # WORKER-INDEX WORKERS
   local idx=0 me=$1 of=$2  # runs in a subshell: the counters here are its own

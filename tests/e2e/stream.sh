@@ -31,7 +31,6 @@ rc=$?
 check "stream with a corrupted array exits 1 (got $rc) and records FAIL" \
   [ "$rc" -eq 1 -a "$(json "$REC" 'r["validation"]["status"]')" = FAIL ]
 
-
 # Long runs: each pass multiplies the values by 15, so stream.c's arrays
 # overflow after about 260 passes; ours are rescaled (exactly) and still
 # checked. 2 threads with an odd length: the rescaling uses the kernels' shares.
