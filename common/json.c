@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void fb_json_init(FbJson *j) { memset(j, 0, sizeof *j); }
 void fb_json_free(FbJson *j) {
@@ -122,7 +123,46 @@ void fb_json_bool(FbJson *j, const char *k, int v) {
   key(j, k);
   puts_(j, v ? "true" : "false");
 }
+/* Length of a printf'd non-finite number at s ("nan", "-nan", "inf",
+ * "-inf", any case), or 0. */
+static size_t nonfinite_token(const char *s) {
+  size_t n = *s == '-' ? 1 : 0;
+  if (strncasecmp(s + n, "nan", 3) && strncasecmp(s + n, "inf", 3)) return 0;
+  n += 3;
+  if (!strncasecmp(s + n - 3, "inf", 3) && !strncasecmp(s + n, "inity", 5)) n += 5;
+  return (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ? 0 : n;
+}
+
+/* raw: JSON text an app built with printf. A value printf wrote as nan or
+ * inf (a run that blew up) becomes null, as fb_json_num writes it: the
+ * record of a failed run must still parse. */
 void fb_json_raw(FbJson *j, const char *k, const char *raw) {
   key(j, k);
-  puts_(j, raw);
+  int in_string = 0;
+  char prev = 0; /* the last character outside strings and blanks */
+  const char *from = raw;
+  for (const char *p = raw; *p; p++) {
+    if (in_string) {
+      if (*p == '\\' && p[1])
+        p++;
+      else if (*p == '"')
+        in_string = 0;
+      continue;
+    }
+    if (*p == '"') {
+      in_string = 1;
+      continue;
+    }
+    size_t n = (prev == ':' || prev == ',' || prev == '[') ? nonfinite_token(p) : 0;
+    if (n) {
+      put(j, from, (size_t)(p - from));
+      puts_(j, "null");
+      p += n - 1;
+      from = p + 1;
+      prev = 'l';
+    } else if (*p != ' ' && *p != '\n' && *p != '\t') {
+      prev = *p;
+    }
+  }
+  puts_(j, from);
 }

@@ -1,5 +1,5 @@
-# hpl_lite/app.mk: OpenBLAS (CBLAS) and LAPACKE from pkg-config.
+# hpl_lite/app.mk: OpenBLAS (CBLAS) from pkg-config.
 OPENBLAS_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
-OPENBLAS_LIBS ?= $(shell $(PKG_CONFIG) --libs openblas lapacke 2>/dev/null || echo -lopenblas -llapacke)
+OPENBLAS_LIBS ?= $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null || echo -lopenblas)
 EXTRA_CFLAGS_hpl_lite = $(OPENBLAS_CFLAGS)
 LIBS_hpl_lite = $(OPENBLAS_LIBS)

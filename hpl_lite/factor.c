@@ -2,17 +2,17 @@
  * [A | b], one step of look-ahead: the process column that owns the next
  * panel updates that panel first, factors it and starts its broadcast, then
  * updates the rest of its columns. A panel is copied out of the row-major
- * matrix into a column-major work buffer and factored there: by LAPACK's
- * dgetrf (recursive, BLAS-3) when a process column holds all of it (P = 1),
- * else column by column with the pivot search, row swap and pivot row shared
- * over the process column. Its diagonal block goes back into the matrix (the
- * solve needs U); L goes row-major into the broadcast buffer, so that the
- * update is a plain row-major product (OpenBLAS is 2-5% slower on a
- * transposed panel, measured on the Zen 4 VM). */
+ * matrix into a column-major work buffer and factored there: recursively
+ * (HPL's R2R4: halves down to leaves of 4 columns, nearly all dtrsm and
+ * dgemm) when a process column holds all of it (P = 1), else column by
+ * column with the pivot search, row swap and pivot row shared over the
+ * process column. Its diagonal block goes back into the matrix (the solve
+ * needs U); L goes row-major into the broadcast buffer, so that the update is
+ * a plain row-major product (OpenBLAS is 2-5% slower on a transposed panel,
+ * measured on the Zen 4 VM). */
 #include "hpl.h"
 
 #include <cblas.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +24,13 @@
  * 1-3% more time in dgemm than one call (each block packs U again). */
 #define PROGRESS_ROWS 1024
 
+/* Columns factored unblocked at the leaves of recursive_lu (HPL's NBMIN). */
+#define LU_LEAF_COLS 4
+
 typedef struct {
   double *buf; /* row-major: L rows (mp x jb) | L11 (jb x jb) | pivots (jb) */
   long long k, jk, mp, lr0;
+  long long ldw; /* leading dimension of the panel in the column-major work buffer */
   int jb, count;
   MPI_Request req[MAX_REQ];
   int nreq;
@@ -43,6 +47,7 @@ static void panel_describe(const HplMatrix *m, Panel *pn, long long k) {
   pn->jb = (int)(c->n - pn->jk < c->nb ? c->n - pn->jk : c->nb);
   pn->lr0 = hpl_numroc(pn->jk, c->nb, m->myrow, c->p);
   pn->mp = m->mloc - pn->lr0;
+  pn->ldw = hpl_leading_dimension(pn->mp);
   pn->count = (int)(pn->mp * pn->jb + (long long)pn->jb * pn->jb + pn->jb);
 }
 
@@ -66,13 +71,13 @@ static void swap_panel_rows(HplMatrix *m, Panel *pn, long long r1, long long r2)
   int o1 = hpl_owner(r1, c->nb, c->p), o2 = hpl_owner(r2, c->nb, c->p);
   double tmp[512];
   if (o1 == m->myrow && o2 == m->myrow) {
-    cblas_dswap(pn->jb, panel_row(m, pn, r1), (int)pn->mp, panel_row(m, pn, r2), (int)pn->mp);
+    cblas_dswap(pn->jb, panel_row(m, pn, r1), (int)pn->ldw, panel_row(m, pn, r2), (int)pn->ldw);
   } else if (o1 == m->myrow || o2 == m->myrow) {
     int other = o1 == m->myrow ? o2 : o1;
     double *row = panel_row(m, pn, o1 == m->myrow ? r1 : r2);
-    for (int j = 0; j < pn->jb; j++) tmp[j] = row[j * pn->mp];
+    for (int j = 0; j < pn->jb; j++) tmp[j] = row[j * pn->ldw];
     hpl_col_exchange(m, tmp, pn->jb, other);
-    for (int j = 0; j < pn->jb; j++) row[j * pn->mp] = tmp[j];
+    for (int j = 0; j < pn->jb; j++) row[j * pn->ldw] = tmp[j];
   }
 }
 
@@ -84,7 +89,7 @@ static int factor_distributed(HplMatrix *m, Panel *pn) {
   int singular = 0;
   for (int j = 0; j < pn->jb; j++) {
     long long gj = pn->jk + j;
-    double *col = m->work_factor + j * pn->mp - pn->lr0;     /* indexed by local row */
+    double *col = m->work_factor + j * pn->ldw - pn->lr0;    /* indexed by local row */
     long long first = hpl_numroc(gj, c->nb, m->myrow, c->p); /* local rows >= gj */
     double best = -1.0;
     long long best_row = 0;
@@ -99,7 +104,7 @@ static int factor_distributed(HplMatrix *m, Panel *pn) {
     int owner = hpl_owner(gj, c->nb, c->p);
     if (owner == m->myrow) {
       const double *row = panel_row(m, pn, gj);
-      for (int jj = 0; jj < pn->jb; jj++) rowbuf[jj] = row[jj * pn->mp];
+      for (int jj = 0; jj < pn->jb; jj++) rowbuf[jj] = row[jj * pn->ldw];
     }
     hpl_col_bcast(m, rowbuf, pn->jb, owner);
     double pivot = rowbuf[j];
@@ -113,34 +118,97 @@ static int factor_distributed(HplMatrix *m, Panel *pn) {
     cblas_dscal((int)rows, 1.0 / pivot, col + below, 1);
     if (j + 1 < pn->jb)
       cblas_dger(CblasColMajor, (int)rows, pn->jb - j - 1, -1.0, col + below, 1, rowbuf + j + 1, 1,
-                 col + pn->mp + below, (int)pn->mp);
+                 col + pn->ldw + below, (int)pn->ldw);
   }
   return singular;
 }
 
+/* Unblocked LU with partial pivoting of the column-major m x n block a (n
+ * at most LU_LEAF_COLS): piv[j] is the row, counted from the block's first,
+ * swapped with row j. Returns 1 when a pivot was exactly zero (its column is
+ * left unscaled and the factorisation goes on, as dgetrf does). */
+static int lu_leaf(long long m, int n, double *a, long long lda, long long *piv) {
+  int singular = 0;
+  for (int j = 0; j < n && j < m; j++) {
+    double *col = a + j * lda;
+    long long p = j + (long long)cblas_idamax((int)(m - j), col + j, 1);
+    piv[j] = p;
+    if (p != j) cblas_dswap(n, a + j, (int)lda, a + p, (int)lda);
+    if (col[j] == 0.0) {
+      singular = 1;
+      continue;
+    }
+    double inv = 1.0 / col[j];
+    for (long long i = j + 1; i < m; i++) col[i] *= inv;
+    for (int jj = j + 1; jj < n; jj++) {
+      double *target = a + jj * lda, f = -target[j];
+      for (long long i = j + 1; i < m; i++) target[i] += f * col[i];
+    }
+  }
+  return singular;
+}
+
+/* Applies the row swaps piv[k0..k1) to the ncols columns of the
+ * column-major a. */
+static void apply_swaps(int ncols, double *a, long long lda, int k0, int k1, const long long *piv) {
+  for (int j = 0; j < ncols; j++) {
+    double *col = a + j * lda;
+    for (int k = k0; k < k1; k++) {
+      double t = col[k];
+      col[k] = col[piv[k]];
+      col[piv[k]] = t;
+    }
+  }
+}
+
+/* Recursive LU with partial pivoting of the column-major m x n block a
+ * (Toledo's: factor the left half, swap, solve and update the right half,
+ * factor it, swap the left half), so that nearly all of the work is dtrsm
+ * and dgemm. Pivots and the return value as lu_leaf's. */
+static int recursive_lu(long long m, int n, double *a, long long lda, long long *piv) {
+  if (n <= LU_LEAF_COLS) return lu_leaf(m, n, a, lda, piv);
+  int n1 = n / 2 > 8 ? n / 2 / 8 * 8 : n / 2, n2 = n - n1;
+  double *a12 = a + n1 * lda, *a21 = a + n1, *a22 = a12 + n1;
+  int singular = recursive_lu(m, n1, a, lda, piv);
+  apply_swaps(n2, a12, lda, 0, n1, piv);
+  cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n1, n2, 1.0, a,
+              (int)lda, a12, (int)lda);
+  if (m > n1) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)(m - n1), n2, n1, -1.0, a21,
+                (int)lda, a12, (int)lda, 1.0, a22, (int)lda);
+    singular |= recursive_lu(m - n1, n2, a22, lda, piv + n1);
+  }
+  int last = n < m ? n : (int)m;
+  for (int k = n1; k < last; k++) piv[k] += n1;
+  apply_swaps(n1, a, lda, n1, last, piv);
+  return singular;
+}
+
 /* The panel's transposes, rows x cols, between a row-major block (row
- * stride ld) and a column-major one (ld rows). Eight rows at a time, so that
- * each cache line on the column-major side is filled while it is in L1; a
- * fixed count of eight lets the compiler unroll (1.5-2x faster than a
- * bounds-checked inner loop, 6000 x 192 on the Zen 4 VM). */
-static void rows_to_columns(double *restrict col, const double *restrict row, long long rows,
-                            int cols, long long ld) {
+ * stride ldr) and a column-major one (column stride ldc). Eight rows at a
+ * time, so that each cache line on the column-major side is filled while it
+ * is in L1; a fixed count of eight lets the compiler unroll (1.5-2x faster
+ * than a bounds-checked inner loop, 6000 x 192 on the Zen 4 VM). The strides
+ * are odd counts of cache lines (hpl_leading_dimension), so that the lines
+ * in flight spread over all of L1's sets. */
+static void rows_to_columns(double *restrict col, long long ldc, const double *restrict row,
+                            long long ldr, long long rows, int cols) {
   long long i0 = 0;
   for (; i0 + 8 <= rows; i0 += 8)
     for (int j = 0; j < cols; j++)
-      for (int k = 0; k < 8; k++) col[i0 + k + j * rows] = row[(i0 + k) * ld + j];
+      for (int k = 0; k < 8; k++) col[i0 + k + j * ldc] = row[(i0 + k) * ldr + j];
   for (long long i = i0; i < rows; i++)
-    for (int j = 0; j < cols; j++) col[i + j * rows] = row[i * ld + j];
+    for (int j = 0; j < cols; j++) col[i + j * ldc] = row[i * ldr + j];
 }
 
-static void columns_to_rows(double *restrict row, const double *restrict col, long long rows,
-                            int cols, long long ld) {
+static void columns_to_rows(double *restrict row, long long ldr, const double *restrict col,
+                            long long ldc, long long rows, int cols) {
   long long i0 = 0;
   for (; i0 + 8 <= rows; i0 += 8)
     for (int k = 0; k < 8; k++)
-      for (int j = 0; j < cols; j++) row[(i0 + k) * ld + j] = col[i0 + k + j * rows];
+      for (int j = 0; j < cols; j++) row[(i0 + k) * ldr + j] = col[i0 + k + j * ldc];
   for (long long i = i0; i < rows; i++)
-    for (int j = 0; j < cols; j++) row[i * ld + j] = col[i + j * rows];
+    for (int j = 0; j < cols; j++) row[i * ldr + j] = col[i + j * ldc];
 }
 
 /* Factors panel pn on its process column and packs it for the broadcast. */
@@ -149,20 +217,17 @@ static int factor_panel(FbContext *ctx, HplMatrix *m, Panel *pn) {
   fb_timer_start(&ctx->timers, PH_PANEL);
   long long lc0 = hpl_numroc(pn->jk, c->nb, m->mycol, c->q);
   double *work = m->work_factor;
-  rows_to_columns(work, entry(m, pn->lr0, lc0), pn->mp, pn->jb, m->lda);
+  rows_to_columns(work, pn->ldw, entry(m, pn->lr0, lc0), m->lda, pn->mp, pn->jb);
   int singular = 0;
   if (c->p == 1) {
-    lapack_int ipiv[512];
-    lapack_int info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)pn->mp, pn->jb, work,
-                                     (lapack_int)pn->mp, ipiv);
-    singular = info > 0;
-    for (int j = 0; j < pn->jb; j++) m->piv[j] = pn->jk + ipiv[j] - 1;
+    singular = recursive_lu(pn->mp, pn->jb, work, pn->ldw, m->piv);
+    for (int j = 0; j < pn->jb; j++) m->piv[j] += pn->jk;
   } else {
     singular = factor_distributed(m, pn);
   }
-  /* L rows into the buffer; the diagonal block, from the process row that
-   * holds block k, back into the matrix (U11 for the solve) and as L11 */
-  columns_to_rows(pn->buf, work, pn->mp, pn->jb, pn->jb);
+  columns_to_rows(pn->buf, pn->jb, work, pn->ldw, pn->mp, pn->jb); /* L rows, as sent */
+  /* the diagonal block, from the process row that holds block k, back into
+   * the matrix (U11 for the solve) and as L11 */
   int diag_row = hpl_owner(pn->jk, c->nb, c->p);
   double *l11 = panel_l11(pn);
   if (m->myrow == diag_row) {

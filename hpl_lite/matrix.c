@@ -43,17 +43,18 @@ double hpl_entry(unsigned long long seed, long long i, long long j) {
 }
 
 /* The row stride for nloc local columns: whole cache lines, never whole pages. */
-static long long leading_dimension(long long nloc) {
-  long long lda = nloc < 1 ? 1 : (nloc + 7) / 8 * 8;
-  if ((lda * 8) % 4096 == 0) lda += 8; /* avoid a stride of whole pages */
-  return lda;
+long long hpl_leading_dimension(long long n) {
+  long long ld = n < 1 ? 1 : (n + 7) / 8 * 8;
+  if (ld / 8 % 2 == 0) ld += 8; /* an odd count of cache lines */
+  return ld;
 }
 
 size_t hpl_memory_need(const HplCase *c, int myrow, int mycol) {
   long long mloc = hpl_numroc(c->n, c->nb, myrow, c->p);
   long long nloc = hpl_numroc(c->n + 1, c->nb, mycol, c->q);
-  size_t matrix = (size_t)leading_dimension(nloc) * (size_t)(mloc > 0 ? mloc : 1);
-  size_t panels = 2 * ((size_t)mloc * c->nb + (size_t)c->nb * c->nb + c->nb) + (size_t)mloc * c->nb;
+  size_t matrix = (size_t)hpl_leading_dimension(nloc) * (size_t)(mloc > 0 ? mloc : 1);
+  size_t panels = 2 * ((size_t)mloc * c->nb + (size_t)c->nb * c->nb + c->nb) +
+                  (size_t)hpl_leading_dimension(mloc) * c->nb;
   size_t u = 6 * (size_t)c->nb * (size_t)(nloc > 0 ? nloc : 1);
   return (matrix + panels + u + 2 * (size_t)c->n) * sizeof(double);
 }
@@ -68,11 +69,11 @@ int hpl_matrix_init(FbContext *ctx, HplMatrix *m, const HplCase *c, unsigned lon
   if (m->idle) return 0;
   m->mloc = hpl_numroc(c->n, c->nb, m->myrow, c->p);
   m->nloc = hpl_numroc(c->n + 1, c->nb, m->mycol, c->q);
-  m->lda = leading_dimension(m->nloc);
+  m->lda = hpl_leading_dimension(m->nloc);
   size_t panel = (size_t)m->mloc * c->nb + (size_t)c->nb * c->nb + c->nb;
   m->a = fb_alloc((size_t)m->lda * (size_t)(m->mloc > 0 ? m->mloc : 1) * sizeof(double));
   m->work_panel = fb_alloc(2 * panel * sizeof(double));
-  m->work_factor = fb_alloc(((size_t)m->mloc * c->nb + 1) * sizeof(double));
+  m->work_factor = fb_alloc((size_t)hpl_leading_dimension(m->mloc) * c->nb * sizeof(double));
   m->work_u = fb_alloc(6 * (size_t)c->nb * (size_t)(m->nloc > 0 ? m->nloc : 1) * sizeof(double));
   m->x = fb_alloc((size_t)c->n * sizeof(double));
   m->piv = malloc((size_t)c->nb * sizeof(long long));
@@ -85,6 +86,10 @@ int hpl_matrix_init(FbContext *ctx, HplMatrix *m, const HplCase *c, unsigned lon
     for (long long lj = 0; lj < m->nloc; lj++)
       row[lj] = hpl_entry(seed, gi, hpl_global_index(lj, c->nb, m->mycol, c->q));
   }
+  if (fb_test_hook("hpl_singular")) /* tests: column N/2 zero, an exactly zero pivot */
+    for (long long lj = 0; lj < m->nloc; lj++)
+      if (hpl_global_index(lj, c->nb, m->mycol, c->q) == c->n / 2)
+        for (long long li = 0; li < m->mloc; li++) m->a[li * m->lda + lj] = 0.0;
   return 0;
 }
 

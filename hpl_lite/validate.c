@@ -51,6 +51,8 @@ void hpl_check(FbContext *ctx, HplMatrix *m, unsigned long long seed, HplOutcome
   out->norm_x = xnorm;
   out->x_sum = xsum;
   out->resid = norms[0] / (HPL_EPS * (norms[1] * xnorm + norms[2]) * (double)c->n);
-  if (!isfinite(out->resid)) out->resid = INFINITY;
+  /* fmax skips NaN: an x with NaN or inf in it (xsum not finite) has no
+   * residual, whatever the norms above say */
+  if (!isfinite(out->resid) || !isfinite(xsum)) out->resid = INFINITY;
   fb_timer_stop(&ctx->timers, PH_CHECK);
 }

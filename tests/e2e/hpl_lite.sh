@@ -101,6 +101,20 @@ rc=$?
 check "hpl with a corrupted update: FAILED, exit $rc, FAIL record" \
   sh -c "[ $rc -eq 1 ] && grep -q 'FAILED$' '$OUT_FILE' && [ \"\$(grep -c . '$REC')\" -eq 1 ]"
 
+# A zero column (N/2 = 101, in the seventh panel, in a leaf of the recursive
+# panel factorisation on P = 1 and in the column-by-column one on P = 2):
+# an exactly zero pivot, reported by every grid as HPL does.
+for grid in "1 1 1" "2 1 2" "2 2 1" "4 2 2"; do
+  set -- $grid
+  rm -f "$REC"
+  FABRICBENCH_TEST_HOOK=hpl_singular mpi "$1" $HPL -N 203 -b 16 -P "$2" -Q "$3" --json "$REC"
+  rc=$?
+  # the record parses: x, all NaN and inf, is null there (JSON has neither)
+  status=$(json "$REC" 'r["validation"]["status"] + (" x null" if r["results"]["x_sum"] is None else "")' 2>/dev/null)
+  check "hpl with a zero column, ${2}x$3: singular, FAILED, exit $rc, $status record" \
+    sh -c "[ $rc -eq 1 ] && grep -q 'the matrix is singular' '$OUT_FILE' && grep -q 'FAILED$' '$OUT_FILE' && [ '$status' = 'FAIL x null' ]"
+done
+
 if grep -q avx2 /proc/cpuinfo && grep -q fma /proc/cpuinfo; then
   rm -f "$REC"
   OPENBLAS_CORETYPE=Prescott mpi 1 $HPL -N 100 -b 16 --json "$REC"
