@@ -73,7 +73,7 @@ int hpl_owner(long long g, long long nb, int nprocs);
 long long hpl_global_index(long long l, long long nb, int iproc, int nprocs);
 double hpl_entry(unsigned long long seed, long long i, long long j);
 size_t hpl_memory_need(const HplCase *c, int myrow, int mycol);
-/* n rounded up to whole cache lines, an odd count of them */
+/* a stride for n doubles: whole cache lines, an odd count of them */
 long long hpl_leading_dimension(long long n);
 int hpl_matrix_init(FbContext *ctx, HplMatrix *m, const HplCase *c, unsigned long long seed);
 void hpl_matrix_free(HplMatrix *m);

@@ -42,7 +42,10 @@ double hpl_entry(unsigned long long seed, long long i, long long j) {
   return (double)(h >> 11) * 0x1p-53 - 0.5;
 }
 
-/* The row stride for nloc local columns: whole cache lines, never whole pages. */
+/* A stride for n doubles: whole cache lines, an odd count of them, so that
+ * lines a stride apart spread over all of L1's sets (an odd count is never a
+ * whole page either). Used for the matrix's rows and the panel buffer's
+ * columns. */
 long long hpl_leading_dimension(long long n) {
   long long ld = n < 1 ? 1 : (n + 7) / 8 * 8;
   if (ld / 8 % 2 == 0) ld += 8; /* an odd count of cache lines */
