@@ -408,6 +408,10 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
                                           MD_DATA_MAX_IMAGES) " box lengths outside the box"
                                     : "atom %s is outside the box (a non-periodic dimension)",
                     f[0]);
+    for (int d = 0; d < 3; d++) {
+      md->atomlo[d] = fmin(md->atomlo[d], x[d]);
+      md->atomhi[d] = fmax(md->atomhi[d], x[d]);
+    }
     r->seen[id] = 1;
     r->slot[id] = -1;
     if (keep && md_owns(md, x)) {
@@ -528,10 +532,14 @@ int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size
   }
   md->natoms = r.natoms;
   md->ntypes = r.ntypes;
-  for (int d = 0; d < 3; d++) { /* the ranks divide the file's box to begin with */
+  for (int d = 0; d < 3; d++) {
     md->prd[d] = md->boxhi[d] - md->boxlo[d];
-    md->splitlo[d] = md->boxlo[d];
-    md->splithi[d] = md->boxhi[d];
+    if (!keep) { /* the ranks divide the file's box, until md_split_data_atoms */
+      md->splitlo[d] = md->boxlo[d];
+      md->splithi[d] = md->boxhi[d];
+    }
+    md->atomlo[d] = INFINITY;
+    md->atomhi[d] = -INFINITY;
   }
   r.seen = calloc((size_t)r.natoms + 1, 1);
   r.slot = malloc(((size_t)r.natoms + 1) * sizeof *r.slot);

@@ -313,6 +313,7 @@ typedef struct {
   double boxlo[3], boxhi[3], prd[3]; /* the initial box (fixed after set-up) */
   double simlo[3], simhi[3];         /* LAMMPS's box now: shrink-wrapped in s and m dimensions */
   double splitlo[3], splithi[3];     /* the box the ranks divide (md_resplit) */
+  double atomlo[3], atomhi[3];       /* the data file's atoms' extent (its first reading) */
   double small[3];                   /* shrink-wrap margin: MD_SHRINK_SMALL of the initial box */
   double sublo[3], subhi[3], cutghost;
   long long natoms;
@@ -381,6 +382,7 @@ int md_owns(const Md *md, const double x[3]);
 double md_split_at(const Md *md, int d, int k);
 void md_subbox(Md *md); /* this rank's sub-box in the split box */
 void md_resplit(FbContext *ctx, Md *md);
+void md_split_data_atoms(Md *md);
 int md_add_atom(Md *md, long long id, int type, const double x[3], const double v[3]);
 int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size_t errlen);
 /* The id that the data file (and so every output) gives atom id (1..N). */
@@ -416,6 +418,8 @@ void md_gather_owned(FbContext *ctx, const Md *md, const double *field, int widt
 /* thermo.c: temperatures, the box, the thermo row */
 double md_temperature(FbContext *ctx, Md *md, int compute, double *dof_out);
 void md_reset_box(FbContext *ctx, Md *md);
+void md_wrapped_box(const Md *md, const double lo[3], const double hi[3], double boxlo[3],
+                    double boxhi[3]);
 void md_thermo(FbContext *ctx, Md *md, int print);
 void md_thermo_header(FbContext *ctx, const Md *md);
 /* integrate.c */

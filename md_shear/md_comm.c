@@ -347,16 +347,22 @@ void md_subbox(Md *md) {
  * and no atom is more than one sub-box from its new one (migration moves
  * an atom one hop, as LAMMPS's exchange); else the old ones stay, correct
  * but less even. Called before migration, on the box md_reset_box made. */
+/* Whether the ranks may divide lo..hi along d instead: a shrink-wrapped
+ * dimension over more than one rank whose planned ghost hops still reach the
+ * cutoff plus skin in sub-boxes that wide. */
+static int may_split(const Md *md, int d, double lo, double hi) {
+  const int p = md->decomp.dims[d];
+  if (p == 1 || (md->boundary[d] != 's' && md->boundary[d] != 'm')) return 0;
+  return md->hops[d] >= p - 1 || (hi - lo) / p * md->hops[d] > md->cutghost;
+}
+
 void md_resplit(FbContext *ctx, Md *md) {
   double lo[3], hi[3];
   int change = 0;
   for (int d = 0; d < 3; d++) {
-    const int p = md->decomp.dims[d];
     lo[d] = md->splitlo[d];
     hi[d] = md->splithi[d];
-    if (p == 1 || (md->boundary[d] != 's' && md->boundary[d] != 'm')) continue;
-    const double width = (md->simhi[d] - md->simlo[d]) / p;
-    if (md->hops[d] < p - 1 && !(md->hops[d] * width > md->cutghost)) continue;
+    if (!may_split(md, d, md->simlo[d], md->simhi[d])) continue;
     lo[d] = md->simlo[d];
     hi[d] = md->simhi[d];
     change = 1;
@@ -384,6 +390,29 @@ void md_resplit(FbContext *ctx, Md *md) {
     memcpy(md->splitlo, old_lo, sizeof lo);
     memcpy(md->splithi, old_hi, sizeof hi);
   }
+  md_subbox(md);
+}
+
+/* LAMMPS's read_data shrink-wraps the box at once and moves the atoms to
+ * the new box's division (Irregular::migrate_atoms). md places them there as
+ * it reads them: the first reading's extent gives the box md_reset_box makes
+ * at the run's set-up, and the ranks divide it (under md_resplit's guard).
+ * Dividing the declared box instead, a box far wider than its atoms left
+ * ranks empty to the end (tests/md/wide_box at 4x1x1: 0 and 1803 atoms a
+ * rank), as md_resplit moves no atom more than one sub-box. Called after
+ * md_comm_setup (the hops) and before the atoms are placed. */
+void md_split_data_atoms(Md *md) {
+  /* tests: the declared box's division kept, for md_resplit's guard */
+  if (md->natoms < 1 || fb_test_hook("md_declared_split")) return;
+  double lo[3], hi[3];
+  memcpy(lo, md->splitlo, sizeof lo);
+  memcpy(hi, md->splithi, sizeof hi);
+  md_wrapped_box(md, md->atomlo, md->atomhi, lo, hi);
+  for (int d = 0; d < 3; d++)
+    if (may_split(md, d, lo[d], hi[d])) {
+      md->splitlo[d] = lo[d];
+      md->splithi[d] = hi[d];
+    }
   md_subbox(md);
 }
 

@@ -617,11 +617,13 @@ void md_setup(FbContext *ctx, Md *md) {
   md->cutghost = md->pot.cut + md->skin;
   check_memory(ctx, md);
   setup_decomposition(ctx, md);
+  md_comm_setup(ctx, md);
   if (md->restart_in[0])
     rc = md_restart_read(ctx, md, err, sizeof err);
-  else if (md->data_file[0])
+  else if (md->data_file[0]) {
+    md_split_data_atoms(md);
     rc = md_read_data(md, data, data_len, 1, err, sizeof err);
-  else
+  } else
     rc = create_lattice(md);
   free(data);
   if (rc == FB_EXIT_RUNTIME && !md->data_file[0] && !md->restart_in[0])
@@ -634,7 +636,6 @@ void md_setup(FbContext *ctx, Md *md) {
     md_groups_assign(ctx, md); /* a restart keeps its atoms' groups */
   else
     md_groups_count(ctx, md);
-  md_comm_setup(ctx, md);
   char grid[32];
   fb_decomp_grid_string(&md->decomp, grid, sizeof grid);
   fb_print(ctx,

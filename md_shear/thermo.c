@@ -48,6 +48,22 @@ double md_temperature(FbContext *ctx, Md *md, int compute, double *dof_out) {
 /* Domain::reset_box: in shrink-wrapped dimensions the box is the atoms'
  * extent plus 1e-4 of the initial box (m: never inside the initial box);
  * LAMMPS does it at the set-up of each run and at every reneighbouring. */
+/* LAMMPS's Domain::reset_box for atoms spanning lo..hi: in s dimensions
+ * the extent and small beyond it, in m dimensions never inside the initial
+ * box; the other dimensions' bounds are left as they are. */
+void md_wrapped_box(const Md *md, const double lo[3], const double hi[3], double boxlo[3],
+                    double boxhi[3]) {
+  for (int d = 0; d < 3; d++) {
+    if (md->boundary[d] == 's') {
+      boxlo[d] = lo[d] - md->small[d];
+      boxhi[d] = hi[d] + md->small[d];
+    } else if (md->boundary[d] == 'm') {
+      boxlo[d] = fmin(lo[d] - md->small[d], md->boxlo[d]);
+      boxhi[d] = fmax(hi[d] + md->small[d], md->boxhi[d]);
+    }
+  }
+}
+
 void md_reset_box(FbContext *ctx, Md *md) {
   int wrap = 0;
   for (int d = 0; d < 3; d++) wrap |= md->boundary[d] == 's' || md->boundary[d] == 'm';
@@ -61,15 +77,7 @@ void md_reset_box(FbContext *ctx, Md *md) {
       hi[d] = fmax(hi[d], a->x[i][d]);
     }
   md_minmax(ctx, lo, hi);
-  for (int d = 0; d < 3; d++) {
-    if (md->boundary[d] == 's') {
-      md->simlo[d] = lo[d] - md->small[d];
-      md->simhi[d] = hi[d] + md->small[d];
-    } else if (md->boundary[d] == 'm') {
-      md->simlo[d] = fmin(lo[d] - md->small[d], md->boxlo[d]);
-      md->simhi[d] = fmax(hi[d] + md->small[d], md->boxhi[d]);
-    }
-  }
+  md_wrapped_box(md, lo, hi, md->simlo, md->simhi);
 }
 
 static void append_thermo(Md *md, const char *row) {
