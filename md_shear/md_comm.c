@@ -337,6 +337,15 @@ void md_subbox(Md *md) {
   }
 }
 
+/* Whether the ranks may divide lo..hi along d instead: a shrink-wrapped
+ * dimension over more than one rank whose planned ghost hops still reach the
+ * cutoff plus skin in sub-boxes that wide. */
+static int may_split(const Md *md, int d, double lo, double hi) {
+  const int p = md->decomp.dims[d];
+  if (p == 1 || (md->boundary[d] != 's' && md->boundary[d] != 'm')) return 0;
+  return md->hops[d] >= p - 1 || (hi - lo) / p * md->hops[d] > md->cutghost;
+}
+
 /* LAMMPS divides the box it has now: in shrink-wrapped (s, m) dimensions
  * the sub-boxes follow the atoms' extent at every rebuild (Domain::
  * set_local_box), so a slab that drifts stays evenly split. With the
@@ -347,15 +356,6 @@ void md_subbox(Md *md) {
  * and no atom is more than one sub-box from its new one (migration moves
  * an atom one hop, as LAMMPS's exchange); else the old ones stay, correct
  * but less even. Called before migration, on the box md_reset_box made. */
-/* Whether the ranks may divide lo..hi along d instead: a shrink-wrapped
- * dimension over more than one rank whose planned ghost hops still reach the
- * cutoff plus skin in sub-boxes that wide. */
-static int may_split(const Md *md, int d, double lo, double hi) {
-  const int p = md->decomp.dims[d];
-  if (p == 1 || (md->boundary[d] != 's' && md->boundary[d] != 'm')) return 0;
-  return md->hops[d] >= p - 1 || (hi - lo) / p * md->hops[d] > md->cutghost;
-}
-
 void md_resplit(FbContext *ctx, Md *md) {
   double lo[3], hi[3];
   int change = 0;

@@ -45,9 +45,6 @@ double md_temperature(FbContext *ctx, Md *md, int compute, double *dof_out) {
   return temperature_of(md, c, sum, dof_out);
 }
 
-/* Domain::reset_box: in shrink-wrapped dimensions the box is the atoms'
- * extent plus 1e-4 of the initial box (m: never inside the initial box);
- * LAMMPS does it at the set-up of each run and at every reneighbouring. */
 /* LAMMPS's Domain::reset_box for atoms spanning lo..hi: in s dimensions
  * the extent and small beyond it, in m dimensions never inside the initial
  * box; the other dimensions' bounds are left as they are. */
@@ -64,6 +61,9 @@ void md_wrapped_box(const Md *md, const double lo[3], const double hi[3], double
   }
 }
 
+/* Domain::reset_box: in shrink-wrapped dimensions the box is the atoms'
+ * extent plus 1e-4 of the initial box (m: never inside the initial box);
+ * LAMMPS does it at the set-up of each run and at every reneighbouring. */
 void md_reset_box(FbContext *ctx, Md *md) {
   int wrap = 0;
   for (int d = 0; d < 3; d++) wrap |= md->boundary[d] == 's' || md->boundary[d] == 'm';
