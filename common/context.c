@@ -72,6 +72,15 @@ const char *fb_phase_now(const FbContext *ctx) {
 
 void fb_set_stage(FbContext *ctx, const char *stage) { ctx->stage = stage; }
 
+/* How long a signalled rank without temporary files waits before exiting
+ * (on_signal), so that the rank that writes (rank 0, usually) removes its
+ * own first. One CI run under MPICH found a file left after SIGTERM to an
+ * md run writing a trajectory and a dump (tests/reliability.sh; 30 tries
+ * here did not repeat it): hydra kills the other ranks once one has
+ * exited, so a writer that had not yet run its handler would leave its
+ * temporary file. 0.2 s is far beyond an unlink. */
+#define FB_SIGNAL_GRACE_NS 200000000L
+
 static void on_signal(int sig) {
   if (finishing_status >= 0) _exit(finishing_status);
   char line[256];
@@ -89,7 +98,13 @@ static void on_signal(int sig) {
     ssize_t ignored = write(STDERR_FILENO, line, n);
     (void)ignored;
   }
-  fb_temp_cleanup();
+  /* A rank with no temporary file of its own waits before it exits: a
+   * launcher that kills the job as soon as one rank has exited (MPICH's
+   * hydra) must not kill a rank that is still removing its files. */
+  if (!fb_temp_cleanup()) {
+    struct timespec grace = {0, FB_SIGNAL_GRACE_NS};
+    nanosleep(&grace, NULL);
+  }
   _exit(128 + sig);
 }
 

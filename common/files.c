@@ -178,12 +178,15 @@ void fb_temp_discard(const char *tmp) {
   temp_forget(tmp);
 }
 
-void fb_temp_cleanup(void) {
+int fb_temp_cleanup(void) {
+  int removed = 0;
   for (int i = 0; i < FB_MAX_TEMPS; i++)
     if (temp_used[i]) {
       unlink(temp_paths[i]);
       temp_used[i] = 0;
+      removed++;
     }
+  return removed;
 }
 
 int fb_write_file_atomic(const char *path, const char *data, size_t len) {

@@ -39,6 +39,6 @@ void fb_env_write_json(FbContext *ctx, FbJson *j, const FbDecomp *d_unused);
 void fb_options_write_json(const FbContext *ctx, FbJson *j, const FbResult *r);
 
 /* Async-signal-safe: removes every registered temporary file (files.c). */
-void fb_temp_cleanup(void);
+int fb_temp_cleanup(void); /* the count of temporary files it removed */
 
 #endif
