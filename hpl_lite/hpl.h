@@ -85,8 +85,14 @@ void hpl_grid_comms_free(HplMatrix *m);
 void hpl_sit_out(FbContext *ctx, const HplMatrix *m);
 void hpl_panel_bcast_start(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
                            int *nreq);
+/* A receiver may post its receive early (hpl_panel_bcast_post) and test it
+ * while it computes (hpl_recv_progress), so that a transport without
+ * progress of its own moves the panel meanwhile; finish then waits for it. */
+void hpl_panel_bcast_post(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *recv,
+                          int *posted);
+void hpl_recv_progress(MPI_Request *recv);
 void hpl_panel_bcast_finish(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
-                            int *nreq);
+                            int *nreq, MPI_Request *recv, int *posted);
 void hpl_wait_all(MPI_Request *req, int *nreq);
 int hpl_sends_progress(MPI_Request *req, int *nreq);
 void hpl_col_exchange(HplMatrix *m, double *buf, int n, int other_row);

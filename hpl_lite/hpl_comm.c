@@ -44,20 +44,43 @@ void hpl_panel_bcast_start(HplMatrix *m, int root_col, double *buf, int count, M
   send_children(m, root_col, buf, count, req, nreq, top_mask(m->c.q));
 }
 
-void hpl_panel_bcast_finish(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
-                            int *nreq) {
-  if (m->mycol == root_col || m->c.q == 1) return;
+/* This process's parent in the row's broadcast tree rooted at root_col
+ * (ring: the previous process), and in *mask the tree level it receives at
+ * (its children are then at the levels below). */
+static int parent(const HplMatrix *m, int root_col, int *mask) {
   int r = relative(m, root_col);
   if (m->c.bcast == BCAST_RING) {
-    MPI_Recv(buf, count, MPI_DOUBLE, absolute(m, root_col, r - 1), panel_tag(), m->row_comm,
-             MPI_STATUS_IGNORE);
-    send_children(m, root_col, buf, count, req, nreq, 0);
-    return;
+    *mask = 0;
+    return absolute(m, root_col, r - 1);
   }
-  int mask = 1;
-  while (mask < m->c.q && !(r & mask)) mask <<= 1;
-  MPI_Recv(buf, count, MPI_DOUBLE, absolute(m, root_col, r - mask), panel_tag(), m->row_comm,
-           MPI_STATUS_IGNORE);
+  *mask = 1;
+  while (*mask < m->c.q && !(r & *mask)) *mask <<= 1;
+  return absolute(m, root_col, r - *mask);
+}
+
+void hpl_panel_bcast_post(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *recv,
+                          int *posted) {
+  *posted = 0;
+  if (m->mycol == root_col || m->c.q == 1) return;
+  int mask;
+  MPI_Irecv(buf, count, MPI_DOUBLE, parent(m, root_col, &mask), panel_tag(), m->row_comm, recv);
+  *posted = 1;
+}
+
+void hpl_recv_progress(MPI_Request *recv) {
+  int done;
+  MPI_Test(recv, &done, MPI_STATUS_IGNORE);
+}
+
+void hpl_panel_bcast_finish(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
+                            int *nreq, MPI_Request *recv, int *posted) {
+  if (m->mycol == root_col || m->c.q == 1) return;
+  int mask, from = parent(m, root_col, &mask);
+  if (*posted)
+    MPI_Wait(recv, MPI_STATUS_IGNORE);
+  else
+    MPI_Recv(buf, count, MPI_DOUBLE, from, panel_tag(), m->row_comm, MPI_STATUS_IGNORE);
+  *posted = 0;
   send_children(m, root_col, buf, count, req, nreq, mask >> 1);
 }
 

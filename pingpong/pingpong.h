@@ -29,7 +29,7 @@ typedef struct {
   /* options */
   const char *test_name, *range, *pairs_mode;
   long long warmup, iterations, window;
-  int validate;
+  int validate, handshake;
   int run[T_COUNT];
   long long sizes[PP_MAX_SIZES];
   int n_sizes;

@@ -29,7 +29,50 @@ static inline void prepare(const PingPong *pp, unsigned char *buf, long long siz
     pp_mark(buf, size, it);
 }
 
+/* A small message from the leader to its partner (hpcc's loop length and
+ * confirmation). */
+static void handshake(FbContext *ctx, const PingPong *pp) {
+  int go = 1;
+  if (pp->leader)
+    MPI_Send(&go, 1, MPI_INT, pp->partner, TAG_ACK, ctx->comm);
+  else
+    MPI_Recv(&go, 1, MPI_INT, pp->partner, TAG_ACK, ctx->comm, MPI_STATUS_IGNORE);
+}
+
+/* --handshake: hpcc's PingPong protocol (bench_lat_bw with a loop length of
+ * one). Each sample is one round trip that follows a pause: the leader sends
+ * a small handshake, one untimed round trip runs, then the timed one, then
+ * a confirmation. Round trip r (2 per sample) carries pattern r both ways. */
+static void latency_handshake(FbContext *ctx, PingPong *pp, Sweep *w) {
+  long long n = w->warmup + w->iterations, size = w->size;
+  int peer = pp->partner;
+  for (long long it = 0; it < n; it++) {
+    double t0 = 0.0;
+    handshake(ctx, pp);
+    for (long long r = 2 * it; r < 2 * it + 2; r++) {
+      prepare(pp, pp->sbuf, size, r);
+      if (pp->leader) {
+        if (r % 2) t0 = MPI_Wtime();
+        MPI_Send(pp->sbuf, (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm);
+        MPI_Recv(pp->rbuf, (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm, MPI_STATUS_IGNORE);
+        if (r % 2 && it >= w->warmup) w->samples[it - w->warmup] = (MPI_Wtime() - t0) / 2.0;
+      } else {
+        MPI_Recv(pp->rbuf, (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm, MPI_STATUS_IGNORE);
+        MPI_Send(pp->sbuf, (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm);
+        if (r % 2) corrupt_for_test(pp->rbuf, size, it, w->warmup);
+      }
+      w->bad += pp_check(pp->rbuf, size, r, pp->validate);
+    }
+    handshake(ctx, pp);
+  }
+  fb_timers_count(&ctx->timers, T_LATENCY, 2 * n, 2 * n * size);
+}
+
 static void latency(FbContext *ctx, PingPong *pp, Sweep *w) {
+  if (pp->handshake) {
+    latency_handshake(ctx, pp, w);
+    return;
+  }
   /* one round trip more than the samples: the last closes the last sample */
   long long n = w->warmup + w->iterations + 1, size = w->size;
   int peer = pp->partner;

@@ -112,6 +112,10 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
                    "                               all: every rank of the first node with a "
                    "partner on the second");
   fb_option_flag(ctx, "validate", 0, &pp->validate, "fill and check every byte of every message");
+  fb_option_flag(ctx, "handshake", 0, &pp->handshake,
+                 "latency test as hpcc's PingPong: each timed round trip alone, after a\n"
+                 "                               handshake and one untimed round trip (default: "
+                 "back to back)");
   fb_parse_options(ctx, argc, argv,
                    "OSU-style sweeps: ping-pong latency (half the round trip), bandwidth\n"
                    "(windows of non-blocking sends, then an acknowledgement), bidirectional\n"

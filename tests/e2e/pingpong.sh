@@ -33,6 +33,17 @@ share=$(json "$REC" '"%.4f %g" % (r["results"]["latency"][0]["avg_us"] * 2 * 200
 check "pingpong latency: the samples cover the timed loop (share and shortest sample: $share)" \
   python3 -c "import sys; s, m = map(float, sys.argv[1:3]); raise SystemExit(0 if 0.9 <= s <= 1.0 and m > 0 else 1)" $share
 
+# --handshake: hpcc's PingPong protocol, each sample a round trip after a
+# handshake and an untimed round trip (2 per sample, warm-up included);
+# back to back, one round trip a sample and one closing round trip
+rm -f "$REC" "$REC.b2b"
+mpi 2 $PP --test latency -m 8:8 --handshake -x 2 -i 20 --json "$REC"
+rc=$?
+check "pingpong --handshake names hpcc's protocol above its columns" grep -q "^# latency: .*(--handshake: hpcc's protocol)" "$OUT_FILE"
+mpi 2 $PP --test latency -m 8:8 -x 2 -i 20 --json "$REC.b2b"
+check "pingpong --handshake: 2 round trips a sample (88 messages against 46 back to back), protocol in the record (exit $rc)" \
+  [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["latency_protocol"] == "handshake" and r["comm"]["latency"]["messages"] == 2 * 2 * 22')$(json "$REC.b2b" 'r["params"]["latency_protocol"] == "back to back" and r["comm"]["latency"]["messages"] == 2 * 23')" = truetrue ]
+
 rm -f "$REC"
 mpi 1 $PP --test allreduce -m 4:1K -i 20 -x 2 --json "$REC"
 check "pingpong allreduce on 1 rank: PASS, sizes from 4 B" \
@@ -60,7 +71,7 @@ rc=$?
 check "pingpong -W 8: windows of 8 at 1 MiB to 8 MiB, 4 at 16 MiB, in bw and bibw, PASS (exit $rc)" \
   [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["window"] == 8 and all([p["window"] for p in r["results"][t]] == [8, 8, 8, 8, 4] for t in ("bw", "bibw"))')" = true ]
 
-for t in latency bw bibw allreduce; do
+for t in latency bw bibw allreduce "latency --handshake"; do
   rm -f "$REC"
   FABRICBENCH_TEST_HOOK=pingpong_corrupt mpi 2 $PP --test $t -m 64:64 -i 10 -x 1 --validate --json "$REC"
   rc=$?
