@@ -345,9 +345,9 @@ static void swap_and_u_distributed(FbContext *ctx, HplMatrix *m, const Panel *pn
  * same way). The test of other's receive, posted early by a process that
  * will need the next panel, lets the receiving side's MPI move it too
  * (N=12000 NB=256 1x2 over TCP, blocks of 1024 rows: panel wait 0.08-0.09 s
- * against 0.41-0.51, 174 against 164-169 Gflop/s). The blocks depend on the grid only, never
- * on the timing: where the product is split changes OpenBLAS's rounding,
- * and a run must give the same bits every time. */
+ * against 0.41-0.51, 174 against 164-169 Gflop/s). The blocks depend on the
+ * grid only, never on the timing: where the product is split changes
+ * OpenBLAS's rounding, and a run must give the same bits every time. */
 static void trailing_update(HplMatrix *m, Panel *pn, Panel *other, long long lr1, long long c0,
                             int nc, const double *u, long long ldu) {
   long long block = m->c.q > 1 ? PROGRESS_ROWS : m->mloc;
