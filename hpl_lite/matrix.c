@@ -74,10 +74,13 @@ int hpl_matrix_init(FbContext *ctx, HplMatrix *m, const HplCase *c, unsigned lon
   m->nloc = hpl_numroc(c->n + 1, c->nb, m->mycol, c->q);
   m->lda = hpl_leading_dimension(m->nloc);
   size_t panel = (size_t)m->mloc * c->nb + (size_t)c->nb * c->nb + c->nb;
+  size_t panel_bytes = 2 * panel * sizeof(double),
+         factor_bytes = (size_t)hpl_leading_dimension(m->mloc) * c->nb * sizeof(double),
+         u_bytes = 6 * (size_t)c->nb * (size_t)(m->nloc > 0 ? m->nloc : 1) * sizeof(double);
   m->a = fb_alloc((size_t)m->lda * (size_t)(m->mloc > 0 ? m->mloc : 1) * sizeof(double));
-  m->work_panel = fb_alloc(2 * panel * sizeof(double));
-  m->work_factor = fb_alloc((size_t)hpl_leading_dimension(m->mloc) * c->nb * sizeof(double));
-  m->work_u = fb_alloc(6 * (size_t)c->nb * (size_t)(m->nloc > 0 ? m->nloc : 1) * sizeof(double));
+  m->work_panel = fb_alloc(panel_bytes);
+  m->work_factor = fb_alloc(factor_bytes);
+  m->work_u = fb_alloc(u_bytes);
   m->x = fb_alloc((size_t)c->n * sizeof(double));
   m->piv = malloc((size_t)c->nb * sizeof(long long));
   if (!m->a || !m->work_panel || !m->work_factor || !m->work_u || !m->x || !m->piv)
@@ -86,9 +89,9 @@ int hpl_matrix_init(FbContext *ctx, HplMatrix *m, const HplCase *c, unsigned lon
    * the first panel took 0.19 s instead of 0.05 and the first receive 80 ms,
    * while the other process waited (N=16000 NB=256 1x2, Xeon with AVX-512):
    * the loop went from 15.3 to 14.5 s, 179-183 to 188 Gflop/s. */
-  memset(m->work_panel, 0, 2 * panel * sizeof(double));
-  memset(m->work_factor, 0, (size_t)hpl_leading_dimension(m->mloc) * c->nb * sizeof(double));
-  memset(m->work_u, 0, 6 * (size_t)c->nb * (size_t)(m->nloc > 0 ? m->nloc : 1) * sizeof(double));
+  memset(m->work_panel, 0, panel_bytes);
+  memset(m->work_factor, 0, factor_bytes);
+  memset(m->work_u, 0, u_bytes);
 #pragma omp parallel for schedule(static)
   for (long long li = 0; li < m->mloc; li++) {
     long long gi = hpl_global_index(li, c->nb, m->myrow, c->p);
