@@ -93,6 +93,9 @@ for tool in run/suite run/compare run/scaling run/predict run/report run/interle
   check "$tool --help: usage, exit 0, at once (exit $rc in $(( $(date +%s) - start )) s)" \
     sh -c "[ $rc -eq 0 ] && [ \$(( \$(date +%s) - $start )) -le 10 ] && [ \$(grep -c . '$OUT_FILE') -ge 3 ]"
 done
+HPCC_N=1k timeout 20 run/bench-pingpong >"$OUT_FILE" 2>&1; rc=$?
+check "bench-pingpong HPCC_N=1k: one line naming it, exit 2, before any run" \
+  sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q 'HPCC_N' '$OUT_FILE'"
 # bench-himeno's plumbing, with a stand-in for RIKEN's original (not shipped):
 # it prints 1000 MFLOPS built as bmt and 2000 built as bmt256, so the row
 # must compare ours with 2000 (the faster build; 1000 where the compiler
