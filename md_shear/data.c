@@ -174,6 +174,7 @@ static int read_header(DataReader *r, Md *md, int *more) {
         return fail(r, FB_EXIT_USAGE, "'atom types' must be 1 to %s", MD_MAX_TYPES_TEXT);
       r->ntypes = (int)count;
     } else if (n == 2 && !strcmp(f[1], "atoms") && parse_ll(f[0], &count)) {
+      if (count < 0) return fail(r, FB_EXIT_USAGE, "'N atoms' must not be negative%s", "");
       r->natoms = count;
     } else if (n == 4 && strlen(f[2]) == 3 && strlen(f[3]) == 3 && f[2][0] >= 'x' &&
                f[2][0] <= 'z' && !strcmp(f[2] + 1, "lo") && f[3][0] == f[2][0] &&
@@ -213,7 +214,9 @@ static int read_header(DataReader *r, Md *md, int *more) {
       return fail(r, FB_EXIT_USAGE, "not a LAMMPS data header line%s", "");
     }
   }
-  if (r->natoms < 1) return fail(r, FB_EXIT_USAGE, "no 'N atoms' line in the header%s", "");
+  if (r->natoms < 0) return fail(r, FB_EXIT_USAGE, "no 'N atoms' line in the header%s", "");
+  if (r->natoms == 0)
+    return fail(r, FB_EXIT_USAGE, "the header declares 0 atoms: md needs at least one%s", "");
   if (have_box != 7)
     return fail(r, FB_EXIT_USAGE, "the header lacks xlo xhi, ylo yhi or zlo zhi%s", "");
   if (r->ntypes < 1) return fail(r, FB_EXIT_USAGE, "no 'N atom types' line in the header%s", "");

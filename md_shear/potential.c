@@ -186,19 +186,58 @@ static int read_values(Tokens *t, double *dst, int n, const char *what, const ch
   return 0;
 }
 
+/* How far a file's cutoff may lie past the end of its r table, (Nr - 1) dr.
+ * LAMMPS reads any cutoff and gives the pairs past the table the last knot's
+ * values; lammps-data's files end up to 1e-4 short of their cutoffs
+ * (Al_zhou.eam.alloy: table 10.1015, cutoff 10.1025). Further than this the
+ * file is taken as malformed, not as a potential constant over a shell. */
+#define EAM_CUT_PAST_TABLE 0.01
+
 static int grid_ok(Tokens *t, int nrho, double drho, int nr, double dr, double cut, char *err,
                    size_t len) {
   if (nrho < 5 || nr < 5 || nrho > 10000000 || nr > 10000000 || !(drho > 0) || !(dr > 0) ||
-      !(cut > 0) || cut > (nr - 1) * dr * (1 + 1e-9)) {
+      !(cut > 0) || !isfinite((nrho - 1) * drho) || !isfinite((nr - 1) * dr)) {
     snprintf(err, len,
              "%s:%d: malformed EAM file: bad grid 'Nrho drho Nr dr cutoff' (%d %g %d %g %g)",
              t->path, t->line, nrho, drho, nr, dr, cut);
     return FB_EXIT_USAGE;
   }
+  if (cut > (nr - 1) * dr * (1 + EAM_CUT_PAST_TABLE)) {
+    snprintf(err, len,
+             "%s:%d: malformed EAM file: cutoff %g lies more than 1%% past the r table's end "
+             "(Nr - 1) dr = %g",
+             t->path, t->line, cut, (nr - 1) * dr);
+    return FB_EXIT_USAGE;
+  }
   return 0;
 }
 
-/* funcfl: one element; every type uses it. */
+/* LAMMPS's grid for a funcfl table of n values on spacing delta
+ * (PairEAM::file2array): int((n - 1) delta / delta + 0.5) knots, one fewer
+ * than the file's, so its last value is never a knot. */
+static int funcfl_knots(int n, double delta) { return (int)((n - 1) * delta / delta + 0.5); }
+
+/* Values at that grid's knots: cubic Lagrange interpolation through four of
+ * the file's values (the pair below and the pair above, shifted inwards at
+ * the ends), as PairEAM::file2array resamples every funcfl table; at a
+ * knot that is the file's value up to rounding. */
+static void funcfl_resample(const double *f, int n, double delta, double *out, int knots) {
+  for (int m = 0; m < knots; m++) {
+    double q = m * delta / delta + 1.0;
+    int k = (int)q;
+    if (k > n - 2) k = n - 2;
+    if (k < 2) k = 2;
+    q -= k;
+    if (q > 2.0) q = 2.0;
+    const double c1 = -q * (q - 1.0) * (q - 2.0) / 6.0, c2 = 0.5 * (q * q - 1.0) * (q - 2.0),
+                 c3 = -0.5 * q * (q + 1.0) * (q - 2.0), c4 = q * (q * q - 1.0) / 6.0;
+    out[m] = c1 * f[k - 2] + c2 * f[k - 1] + c3 * f[k] + c4 * f[k + 1];
+  }
+}
+
+/* funcfl: one element; every type uses it. Its tables are resampled as
+ * LAMMPS does (above); the embedding's linear extension still starts at the
+ * file's last density, (Nrho - 1) drho, as in LAMMPS. */
 static int read_funcfl(Md *md, Tokens *t, char *err, size_t len) {
   MdPotential *p = &md->pot;
   char buf[1024];
@@ -219,6 +258,7 @@ static int read_funcfl(Md *md, Tokens *t, char *err, size_t len) {
   if (grid_ok(t, p->nrho, p->drho, p->nr, p->dr, p->cut, err, len)) return FB_EXIT_USAGE;
   double *frho = malloc((size_t)p->nrho * sizeof *frho), *zr = malloc((size_t)p->nr * sizeof *zr),
          *rhor = malloc((size_t)p->nr * sizeof *rhor);
+  double *g_frho = NULL, *g_zr = NULL, *g_rhor = NULL; /* on LAMMPS's grid */
   int rc = FB_EXIT_RUNTIME;
   if (!frho || !zr || !rhor) {
     snprintf(err, len, "out of memory reading %s", t->path);
@@ -228,19 +268,36 @@ static int read_funcfl(Md *md, Tokens *t, char *err, size_t len) {
       (rc = read_values(t, zr, p->nr, "Z(r)", "the element", err, len)) ||
       (rc = read_values(t, rhor, p->nr, "rho(r)", "the element", err, len)))
     goto out;
-  for (int k = 0; k < p->nr; k++) zr[k] = EAM_HARTREE_BOHR * zr[k] * zr[k];
+  p->rhomax = (p->nrho - 1) * p->drho;
+  const int nrho = funcfl_knots(p->nrho, p->drho), nr = funcfl_knots(p->nr, p->dr);
+  if (!(g_frho = malloc((size_t)nrho * sizeof *g_frho)) ||
+      !(g_zr = malloc((size_t)nr * sizeof *g_zr)) ||
+      !(g_rhor = malloc((size_t)nr * sizeof *g_rhor))) {
+    rc = FB_EXIT_RUNTIME;
+    snprintf(err, len, "out of memory reading %s", t->path);
+    goto out;
+  }
+  funcfl_resample(frho, p->nrho, p->drho, g_frho, nrho);
+  funcfl_resample(zr, p->nr, p->dr, g_zr, nr);
+  funcfl_resample(rhor, p->nr, p->dr, g_rhor, nr);
+  p->nrho = nrho;
+  p->nr = nr;
+  for (int k = 0; k < nr; k++) g_zr[k] = EAM_HARTREE_BOHR * g_zr[k] * g_zr[k];
   p->nelements = 1;
   p->file_mass[0] = mass;
   snprintf(p->element[0], sizeof p->element[0], "Z%d", z);
-  p->frho[0] = spline_table(frho, p->nrho, p->drho);
-  p->rhor[0] = spline_table(rhor, p->nr, p->dr);
-  p->z2r[0][0] = spline_table(zr, p->nr, p->dr);
+  p->frho[0] = spline_table(g_frho, nrho, p->drho);
+  p->rhor[0] = spline_table(g_rhor, nr, p->dr);
+  p->z2r[0][0] = spline_table(g_zr, nr, p->dr);
   rc = p->frho[0] && p->rhor[0] && p->z2r[0][0] ? 0 : FB_EXIT_RUNTIME;
   if (rc) snprintf(err, len, "out of memory reading %s", t->path);
 out:
   free(frho);
   free(zr);
   free(rhor);
+  free(g_frho);
+  free(g_zr);
+  free(g_rhor);
   return rc;
 }
 
@@ -281,6 +338,7 @@ static int read_setfl(Md *md, Tokens *t, char *err, size_t len) {
     return FB_EXIT_USAGE;
   }
   if (grid_ok(t, p->nrho, p->drho, p->nr, p->dr, p->cut, err, len)) return FB_EXIT_USAGE;
+  p->rhomax = (p->nrho - 1) * p->drho;
   size_t nmax = (size_t)(p->nrho > p->nr ? p->nrho : p->nr);
   double *buf_v = malloc(nmax * sizeof *buf_v);
   if (!buf_v) {
@@ -367,7 +425,6 @@ int md_potential_init(Md *md, const char *file_text, size_t file_len, char *err,
     if ((rc = map_elements(md, err, len))) return rc;
     p->rdr = 1.0 / p->dr;
     p->rdrho = 1.0 / p->drho;
-    p->rhomax = (p->nrho - 1) * p->drho;
   }
   p->cutsq = p->cut * p->cut;
   if (p->kind == POT_EAM)

@@ -166,8 +166,9 @@ check "md read_data without Velocities: created at T = 1, zero momentum" \
 # The same numbers as LAMMPS (Debian's lmp) on LAMMPS's own data files:
 # several types with mixed and per-pair coefficients, non-unit masses,
 # shrink-wrapped boundaries, a sheared slab with wall types, a file laid out
-# as LAMMPS reads but never writes one, EAM crystals on three more of
-# lammps-data's files (two- and three-element setfl, funcfl), and LAMMPS's
+# as LAMMPS reads but never writes one, EAM crystals on five more of
+# lammps-data's files (two- and three-element setfl, funcfl, tables that
+# end at or before the cutoff), and LAMMPS's
 # examples/shear itself; every thermo column at every thermo step, and the
 # first step's per-atom positions, forces and energies (tests/md/lammps_cases.py).
 # lmp runs under its own MPI's launcher (Debian's is an Open MPI program;
@@ -332,16 +333,28 @@ layout far '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 1e6\n
 layout tilt '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n' '0.5 0.0 0.0 xy xz yz'
 layout dup '9 1 1.0 1.0 1.0\n5 1 2.1 1.0 1.0\n12 1 1.0 2.1 1.0\n5 1 1.0 1.0 2.1\n'
 layout zero '0 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n'
+layout none ''
+sed -i 's/^4 atoms$/0 atoms/' "$MDT/none.data"
 for c in "s_out:$MDT/s_out.data:19: atom 4 is outside the box (a non-periodic dimension)" \
          "f_hi:$MDT/f_hi.data:19: atom 4 is outside the box (a non-periodic dimension)" \
          "far:$MDT/far.data:19: atom 4 is more than 10000 box lengths outside the box" \
          "tilt:$MDT/tilt.data:9: triclinic boxes are not supported" \
          "dup:$MDT/dup.data:19: atom id 5 appears twice" \
-         "zero:$MDT/zero.data:16: atom id 0 is not a positive integer"; do
+         "zero:$MDT/zero.data:16: atom id 0 is not a positive integer" \
+         "none:$MDT/none.data:10: the header declares 0 atoms"; do
   layout_case=${c%%:*} want=${c#*:}
   expect_exit "md read_data refuses $layout_case as LAMMPS does" 2 20 2 $MD -i "$MDT/$layout_case.ini"
   check "md read_data $layout_case: the error says '${want#"$MDT/"}'" grep -qF "md: error: $want" "$OUT_FILE"
 done
+
+# An EAM file whose cutoff lies past its r table: LAMMPS reads it (the
+# pairs past the table take its last knot's values; lammps_cases.py's
+# eam_alloy_cut_past_table); more than 1% past, md calls it malformed.
+sed '5s/ 4.7999999999999998e+00$/ 4.9/' inputs/md/Ni_zhou04.eam.alloy >"$MDT/far.eam.alloy"
+sed "s#^file = .*#file = $MDT/far.eam.alloy#" inputs/md/shear.ini >"$MDT/far_eam.ini"
+expect_exit "md: an EAM cutoff 2% past the r table is refused" 2 20 2 $MD -i "$MDT/far_eam.ini"
+check "md: the far cutoff's error names the line and the table's end" \
+  grep -qF "far.eam.alloy:5: malformed EAM file: cutoff 4.9 lies more than 1% past the r table's end (Nr - 1) dr = 4.8" "$OUT_FILE"
 
 # Options and keys that shape the system.
 rm -f "$REC"

@@ -8,11 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* What a successful read promises: a usable grid and, for every type, an
- * element with its three tables and a positive mass. */
+/* What a successful read promises: a usable grid (four knots at least: a
+ * file has five, and a funcfl file's grid is one shorter, as LAMMPS's) and,
+ * for every type, an element with its three tables and a positive mass. */
 static void check_tables(const Md *md) {
   const MdPotential *p = &md->pot;
-  if (p->nelements < 1 || p->nelements > MD_MAX_TYPES || p->nrho < 5 || p->nr < 5 ||
+  if (p->nelements < 1 || p->nelements > MD_MAX_TYPES || p->nrho < 4 || p->nr < 4 ||
       !(p->drho > 0) || !(p->dr > 0) || !(p->cut > 0) || !(p->cutsq > 0))
     abort();
   for (int t = 0; t < md->ntypes; t++) {

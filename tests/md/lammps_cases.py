@@ -556,6 +556,13 @@ steps = 500
     "eam_alloy_cuni": eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.56, 2),
     "eam_alloy_subset": eam_case("eam/alloy", "NiAlH_jea.eam.alloy", "Al Ni", 3.6, 2),
     "eam_funcfl_cu": eam_case("eam", "Cu_u3.eam", "", 3.615, 1),
+    # where the tables end: Cu_smf7.eam's r table ends at its cutoff, and
+    # LAMMPS resamples a funcfl file on a grid one point shorter (pairs in
+    # the last 0.2% of the cutoff take the last knot's value: reading the
+    # file's own grid put forces 1e-4 off); CuTa.eam.alloy's cutoff lies
+    # 1e-8 past its table, which LAMMPS reads (md refused it before)
+    "eam_funcfl_table_end": eam_case("eam", "Cu_smf7.eam", "", 3.615, 1, cells=5),
+    "eam_alloy_cut_past_table": eam_case("eam/alloy", "CuTa.eam.alloy", "Cu Ta", 3.615, 2, cells=5),
     # sub-boxes thinner than the cutoff plus skin (6.69 A; a box of 10.7 A):
     # at 2 ranks and more, ghosts come from two hops away, as in LAMMPS
     "eam_thin_subboxes": dict(eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.56, 2, cells=3),
