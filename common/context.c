@@ -369,8 +369,6 @@ void fb_abort(FbContext *ctx, int code, const char *fmt, ...) {
 /* Large arrays are aligned to 2 MiB and marked for transparent huge pages:
  * fewer TLB misses for streaming kernels (STREAM Triad on 2 ranks here: about
  * 35 GB/s with 4 KiB pages, 40-42 GB/s with huge pages). */
-#define FB_HUGE_PAGE (2u << 20)
-
 void *fb_alloc(size_t bytes) {
   void *p = NULL;
   if (bytes == 0) bytes = 1;

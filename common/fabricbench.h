@@ -187,7 +187,10 @@ void fb_agree_root(FbContext *ctx, int root_code, const char *root_msg);
 /* Unrecoverable on this rank alone: message naming the rank, then MPI_Abort. */
 void fb_abort(FbContext *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
-/* Allocation that reports failure instead of crashing (NULL on failure). */
+/* Allocation that reports failure instead of crashing (NULL on failure);
+ * from FB_HUGE_PAGE bytes up, aligned to it and its whole pages marked for
+ * transparent huge pages (context.c says why). */
+#define FB_HUGE_PAGE (2u << 20)
 void *fb_alloc(size_t bytes);
 /* Bytes of memory available on this node (MemAvailable), 0 if unknown. */
 size_t fb_mem_available(void);

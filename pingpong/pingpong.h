@@ -16,6 +16,8 @@ enum { T_LATENCY, T_BW, T_BIBW, T_ALLREDUCE, T_COUNT };
 /* The window shrinks for large messages so that its receive buffers (one per
  * message: MPI forbids overlapping receives) stay under this many bytes. */
 #define PP_WINDOW_BYTES (64LL << 20)
+/* Message buffers from this size up are rounded to whole huge pages. */
+#define PP_HUGE_FROM (1LL << 20)
 
 typedef struct {
   long long size;

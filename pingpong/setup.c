@@ -194,11 +194,17 @@ long long pp_window(const PingPong *pp, long long size) {
 void pp_setup(FbContext *ctx, PingPong *pp) {
   choose_pairs(ctx, pp);
   pp_share_hosts(ctx, pp);
-  long long largest = pp->sizes[pp->n_sizes - 1], window_bytes = 0;
-  for (int i = 0; i < pp->n_sizes; i++)
-    if (pp->sizes[i] * pp_window(pp, pp->sizes[i]) > window_bytes)
-      window_bytes = pp->sizes[i] * pp_window(pp, pp->sizes[i]);
-  pp->buf_bytes = (size_t)(window_bytes > largest ? window_bytes : largest) + 64;
+  /* The largest message, or the largest window of them where bw or bibw
+   * runs (a latency run needs one message, not 2 x 64 MiB a rank). From 1
+   * MiB up, whole huge pages: hpcc's 2,000,000-byte messages keep the page
+   * size they had when every run allocated the windows. */
+  long long bytes = pp->sizes[pp->n_sizes - 1];
+  for (int i = 0; i < pp->n_sizes && (pp->run[T_BW] || pp->run[T_BIBW]); i++)
+    if (pp->sizes[i] * pp_window(pp, pp->sizes[i]) > bytes)
+      bytes = pp->sizes[i] * pp_window(pp, pp->sizes[i]);
+  bytes += 64;
+  if (bytes >= PP_HUGE_FROM) bytes = (bytes + FB_HUGE_PAGE - 1) / FB_HUGE_PAGE * FB_HUGE_PAGE;
+  pp->buf_bytes = (size_t)bytes;
   fb_check_memory(ctx, 2 * pp->buf_bytes, "the message buffers");
   pp->sbuf = fb_alloc(pp->buf_bytes);
   pp->rbuf = fb_alloc(pp->buf_bytes);
