@@ -204,9 +204,9 @@ static int grid_ok(Tokens *t, int nrho, double drho, int nr, double dr, double c
   }
   if (cut > (nr - 1) * dr * (1 + EAM_CUT_PAST_TABLE)) {
     snprintf(err, len,
-             "%s:%d: malformed EAM file: cutoff %g lies more than 1%% past the r table's end "
+             "%s:%d: malformed EAM file: cutoff %g lies more than %g%% past the r table's end "
              "(Nr - 1) dr = %g",
-             t->path, t->line, cut, (nr - 1) * dr);
+             t->path, t->line, cut, 100 * EAM_CUT_PAST_TABLE, (nr - 1) * dr);
     return FB_EXIT_USAGE;
   }
   return 0;

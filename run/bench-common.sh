@@ -2,6 +2,7 @@
 #   bench_usage SCRIPT ARGS...   -h/--help prints the script's header comment
 #                                and exits 0; another option is an error (exit 2)
 #   bench_count SCRIPT WHAT VALUE   VALUE must be a whole number of 1 or more
+export LC_ALL=C  # decimal points in printf, awk and sort, whatever the user's locale
 bench_usage() {
   script=$1; shift
   for arg in "$@"; do

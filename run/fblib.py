@@ -641,7 +641,6 @@ class Emulation:
                 % (self.nodes, self.profile, self.delay, self.rate / 8 * PAYLOAD, self.why))
 
     def launcher(self, template):
-        lib = os.path.join(ROOT, "build", "libfbinject.so")
         env = {}
         if self.netns and self.delay and not self.netem:
             env = {"FB_INJECT_ALPHA_US": self.delay, "FB_INJECT_BETA_MBS": 0}
@@ -649,9 +648,14 @@ class Emulation:
             env = {"FB_INJECT_ALPHA_US": self.delay, "FB_INJECT_BETA_MBS": "%.1f" % (self.rate / 8 * PAYLOAD)}
         if env:
             env["FB_INJECT_RANKS_PER_NODE"] = self.rpn
-            env["LD_PRELOAD"] = lib
+            # by name through the library path: ld.so splits LD_PRELOAD at
+            # spaces, and the checkout's path may hold one
+            env["LD_PRELOAD"] = "libfbinject.so"
+            env["LD_LIBRARY_PATH"] = os.pathsep.join(
+                [os.path.join(ROOT, "build")] + [p for p in [os.environ.get("LD_LIBRARY_PATH")] if p])
         openmpi = mpi_flavour(template) == "openmpi"
-        flags = " ".join(("-x %s=%s" if openmpi else "-genv %s %s") % (k, v) for k, v in env.items())
+        flags = " ".join(("-x %s=%s" if openmpi else "-genv %s %s")
+                         % (k, shlex.quote(str(v))) for k, v in env.items())
         extra = ""
         if self.netns:
             extra = subprocess.run([self.emu, "mpirun-args"], capture_output=True,

@@ -19,10 +19,16 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 # fast unwind before a library's frame (a vasprintf called by libmpi).
 export OMPI_MCA_mca_base_component_disable_dlclose=1
 if [ -n "${FB_SANITIZE:-}" ] && [ -e build/tests/libkeep_loaded.so ]; then
-  export LD_PRELOAD="$PWD/build/tests/libkeep_loaded.so${LD_PRELOAD:+:$LD_PRELOAD}"
+  # by name through the library path: ld.so splits LD_PRELOAD at spaces, so
+  # a checkout under a path with a space could not be preloaded by path
+  export LD_PRELOAD="libkeep_loaded.so${LD_PRELOAD:+:$LD_PRELOAD}"
+  export LD_LIBRARY_PATH="$PWD/build/tests${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-fast_unwind_on_malloc=0:malloc_context_size=40:verify_asan_link_order=0}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0:malloc_context_size=40}
+# (the suppressions' path in quotes, which the sanitizers' option parser reads:
+# a checkout's path may hold a space)
+LSAN_DEFAULT="suppressions=\"$PWD/tests/lsan.supp\":print_suppressions=0:fast_unwind_on_malloc=0:malloc_context_size=40"
+export LSAN_OPTIONS=${LSAN_OPTIONS:-$LSAN_DEFAULT}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 # TIME_SCALE: the time limits of the tests are the issues' (10 s for bad
 # input, 30 s for a killed rank) for the real binaries. A sanitizer build is
@@ -93,3 +99,10 @@ expect_exit() {
     not_ok "$name: exit $rc (want $code) in ${took}s, $errs error lines, record $( [ -e "$rec" ] && echo written || echo absent)" "$(cat "$OUT_FILE")"
   fi
 }
+
+# The checkout through a path with a space (a link to it), for the tools that
+# preload the injector or start MPI through an agent: ld.so splits LD_PRELOAD,
+# and Open MPI its rsh agent, at spaces, and a checkout may lie under such a
+# path (run-fabric and run-slurm run the tools through it).
+SPACED="$TMPDIR_T/check out"
+[ -e "$SPACED" ] || ln -s "$PWD" "$SPACED"

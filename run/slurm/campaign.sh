@@ -20,6 +20,7 @@
 #   LAUNCHER (default "srun -n {np}"; "srun --mpi=pmix -n {np}" on the emulated
 #   cluster) is how the jobs start MPI.
 set -euo pipefail
+export LC_ALL=C  # decimal points in printf, awk and sort, whatever the user's locale
 cd "$(dirname "$0")/../.."
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 die() { echo "campaign: error: $1" >&2; exit "${2:-2}"; }

@@ -95,6 +95,16 @@ check "himeno --repeat 3: three repeats, FOM is the best" \
   [ "$(json "$REC" 'len(r["repeats"]) == 3 and r["fom"]["value"] == max(r["repeats"])')" = true ]
 check "himeno record: cpu and fabric sections, params echo the options" \
   [ "$(json "$REC" '"user_s" in r["cpu"] and "interfaces" in r["fabric"] and r["params"]["size"] == "XS" and r["params"]["iterations"] == 20 and r["params"]["repeat"] == 3')" = true ]
+# The record's git revision is this checkout's: the build's own, and
+# "unknown" for a copy without .git inside another repository (a tarball
+# unpacked in a home under git), never that repository's revision.
+check "himeno record: git is this checkout's revision ($(json "$REC" 'r["git"]'))" \
+  [ "$(json "$REC" 'r["git"]' | cut -d- -f1)" = "$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" ]
+OUTER="$TMPDIR_T/outer"
+mkdir -p "$OUTER/fb/common" && cp common/gen-build-info "$OUTER/fb/common/" && cp VERSION "$OUTER/fb/"
+git -C "$OUTER" init -q && git -C "$OUTER" -c user.name=t -c user.email=t@t commit -q --allow-empty -m outer
+check "a copy without .git inside another repository builds as git unknown" \
+  sh -c "'$OUTER/fb/common/gen-build-info' cc '' | grep -qx '#define FB_BUILD_GIT \"unknown\"'"
 mpi 1 $BMT -s XS -n 5 --json "$REC" --quiet
 check "himeno --json appends one JSON line per run" [ "$(json "$REC" 'len(lines) == 2 and all(json.loads(l)["app"] == "himeno" for l in lines)')" = true ]
 

@@ -1,6 +1,6 @@
 # tests/e2e/run-fabric.sh: the MPI-level injector, run/suite --emulate,
 # run/predict, and the network-namespace cluster (sourced by tests/run-tests).
-EMU=run/fabric-emu
+EMU="$SPACED/run/fabric-emu"  # through a path with a space (tests/lib.sh)
 REC="$TMPDIR_T/fabric.jsonl"
 
 # The injector: alpha = 50 us and beta = 125 MB/s between two virtual nodes,
@@ -8,7 +8,7 @@ REC="$TMPDIR_T/fabric.jsonl"
 # up to three tries: one clean run shows what the injector does.
 for try in 1 2 3; do
   rm -f "$REC"
-  $EMU inject --alpha 50 --beta 125 --ranks-per-node 1 -- \
+  "$EMU" inject --alpha 50 --beta 125 --ranks-per-node 1 -- \
     timeout -k 5 120 "$MPIRUN" -np 2 pingpong/pingpong --test latency -m 1:1M -i 20 -x 2 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
   fit=$(json "$REC" '"%.2f us %.1f MB/s" % (r["results"]["fit"]["alpha_us"], r["results"]["fit"]["beta_mbs"])' 2>/dev/null)
   within=$(json "$REC" 'abs(r["results"]["fit"]["alpha_us"] - 50) <= 5 and abs(r["results"]["fit"]["beta_mbs"] - 125) <= 12.5' 2>/dev/null)
@@ -16,12 +16,26 @@ for try in 1 2 3; do
 done
 check "injector at alpha 50 us, beta 125 MB/s: pingpong fits $fit, both within 10% (try $try of 3)" [ "$within" = true ]
 
+# The user's locale does not change the numbers: under one with a decimal
+# comma (de_DE, built here by localedef), the 1gbe profile's beta still
+# reaches the injector as 117.0 (awk wrote "117,0", which it read as 117).
+LOC="$TMPDIR_T/locale"
+mkdir -p "$LOC"
+if localedef -i de_DE -f UTF-8 "$LOC/de_DE.UTF-8" >/dev/null 2>&1 &&
+   [ "$(LOCPATH="$LOC" LC_ALL=de_DE.UTF-8 locale decimal_point 2>/dev/null)" = , ]; then
+  # shellcheck disable=SC2016
+  beta=$(LOCPATH="$LOC" LC_ALL=de_DE.UTF-8 "$EMU" inject --profile 1gbe -- sh -c 'echo "$FB_INJECT_BETA_MBS"')
+  check "fabric-emu inject under a decimal-comma locale: beta '$beta' MB/s, with a point" [ "$beta" = 117.0 ]
+else
+  skip "a decimal-comma locale" "localedef cannot build de_DE.UTF-8 here (Debian's locales package)"
+fi
+
 # The same answer with and without it.
 rm -f "$REC"
 mpi 2 himeno/bmt -s XS -n 100 --json "$REC" --quiet
 plain=$(json "$REC" 'r["results"]["checksum"]')
 plain_halo=$(json "$REC" 'r["phases"]["halo"]["max"]')
-$EMU inject --profile 1gbe --ranks-per-node 1 -- \
+"$EMU" inject --profile 1gbe --ranks-per-node 1 -- \
   timeout -k 5 120 "$MPIRUN" -np 2 himeno/bmt -s XS -n 100 --json "$REC" --quiet >"$OUT_FILE" 2>&1 </dev/null
 check "himeno XS through the injector: PASS, same checksum ($plain)" \
   [ "$(json "$REC" 'r["validation"]["status"]')" = PASS -a "$(json "$REC" 'r["results"]["checksum"]')" = "$plain" ]
@@ -34,7 +48,7 @@ rm -rf "$ERES"
 # Medians over three runs each: one slow run on a busy CI machine must not decide it.
 for spec in one:1: loop:2:inject:loopback gbe:2:inject:1gbe; do
   label=${spec%%:*}; rest=${spec#*:}; np=${rest%%:*}; emu=${rest#*:}
-  timeout -k 5 300 run/suite --results "$ERES" --label "$label" --np "$np" --profile tiny --apps himeno --repeat 3 \
+  timeout -k 5 300 "$SPACED/run/suite" --results "$ERES" --label "$label" --np "$np" --profile tiny --apps himeno --repeat 3 \
     ${emu:+--emulate "$emu"} >"$OUT_FILE" 2>&1 </dev/null || not_ok "suite $label" "$(cat "$OUT_FILE")"
 done
 timeout 60 run/compare "$ERES/one" "$ERES/loop" "$ERES/gbe" --format json >"$OUT_FILE" 2>&1
@@ -131,16 +145,16 @@ if ! "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
   skip "network-namespace cluster" "it launches with Open MPI's rsh agent"
 elif [ "$(id -u)" -ne 0 ]; then
   skip "network-namespace cluster" "needs root (CAP_NET_ADMIN)"
-  $EMU up >"$OUT_FILE" 2>&1; rc=$?
+  "$EMU" up >"$OUT_FILE" 2>&1; rc=$?
   check "fabric-emu up without privilege: one line naming the injector, exit 2" \
     sh -c "[ $rc -eq 2 ] && grep -q 'inject' '$OUT_FILE'"
 elif [ "${FB_NETNS:-no}" != yes ]; then
   skip "network-namespace cluster" "${FB_NETNS#no: }"
 else
-  $EMU up --profile 1gbe >"$OUT_FILE" 2>&1
+  "$EMU" up --profile 1gbe >"$OUT_FILE" 2>&1
   check "fabric-emu up: two hosts with their addresses and a 1 Gbit/s tbf" \
     sh -c "ip -n fb-h0 -4 addr show eth0 | grep -q 10.213.0.1/24 && ip -n fb-h1 -4 addr show eth0 | grep -q 10.213.0.2/24 && tc -n fb-h1 qdisc show dev eth0 | grep -q 'tbf.*rate 1Gbit'"
-  args=$($EMU mpirun-args)
+  args=$("$EMU" mpirun-args)
   rm -f "$REC"
   # shellcheck disable=SC2086
   timeout -k 5 120 "$MPIRUN" -np 2 $args himeno/bmt -s XS -n 100 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
@@ -148,20 +162,20 @@ else
     [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["nodes"] == 2 and r["fabric"]["interfaces"]["h1"]["eth0"]["tx_bytes"] > 100000')" = true -a "$(json "$REC" 'r["results"]["checksum"]')" = "$plain" ]
   rm -f "$REC"
   # shellcheck disable=SC2086
-  timeout -k 5 120 "$MPIRUN" -np 2 $args -x LD_PRELOAD="$PWD/build/libfbinject.so" -x FB_INJECT_ALPHA_US=50 -x FB_INJECT_BETA_MBS=0 \
+  timeout -k 5 120 "$MPIRUN" -np 2 $args -x LD_PRELOAD=libfbinject.so -x LD_LIBRARY_PATH="$PWD/build" -x FB_INJECT_ALPHA_US=50 -x FB_INJECT_BETA_MBS=0 \
     pingpong/pingpong --test latency -m 1:4M -i 20 -x 2 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
   gbe=$(json "$REC" '"%.1f %.1f" % (r["results"]["latency"][0]["avg_us"], 4194304 / r["results"]["latency"][-1]["avg_us"])')
-  $EMU up --profile loopback >"$OUT_FILE" 2>&1
+  "$EMU" up --profile loopback >"$OUT_FILE" 2>&1
   rm -f "$REC"
   # shellcheck disable=SC2086
   timeout -k 5 120 "$MPIRUN" -np 2 $args pingpong/pingpong --test latency -m 1:4M -i 20 -x 2 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
   loop=$(json "$REC" '"%.1f %.1f" % (r["results"]["latency"][0]["avg_us"], 4194304 / r["results"]["latency"][-1]["avg_us"])')
   check "emulated 1gbe: latency above loopback's, bandwidth capped near 125 MB/s (1gbe: $gbe, loopback: $loop us MB/s)" \
     python3 -c "g=[float(x) for x in '$gbe'.split()]; l=[float(x) for x in '$loop'.split()]; exit(not (g[0] > l[0] and 80 < g[1] <= 135 and l[1] > 200))"
-  $EMU up --hosts 3 --slots 2 --rate 500 --delay 0 >"$OUT_FILE" 2>&1
+  "$EMU" up --hosts 3 --slots 2 --rate 500 --delay 0 >"$OUT_FILE" 2>&1
   check "fabric-emu up --hosts 3 --slots 2 --rate 500: three hosts, 500 Mbit/s, two slots each" \
-    sh -c "[ \$($EMU status | grep -c '^fb-h') -eq 3 ] && tc -n fb-h2 qdisc show dev eth0 | grep -q 'rate 500Mbit' && grep -q 'h2 slots=2' /run/fabricbench-emu/hostfile"
-  $EMU down
+    sh -c "[ \$('$EMU' status | grep -c '^fb-h') -eq 3 ] && tc -n fb-h2 qdisc show dev eth0 | grep -q 'rate 500Mbit' && grep -q 'h2 slots=2' /run/fabricbench-emu/hostfile"
+  "$EMU" down
   check "fabric-emu down leaves no namespace, veth or bridge" \
     sh -c "! ip netns list | grep -q '^fb-' && ! ip link | grep -qE 'fb-(v|br)' && [ ! -e /run/fabricbench-emu ]"
   # Ctrl-C of a suite over the emulated cluster brings the cluster down and leaves no rank.

@@ -22,8 +22,9 @@ else
   check "srun -N 2 hostname prints h0 and h1" \
     sh -c "[ \"\$(timeout 60 srun -N 2 hostname | sort | tr '\n' ' ')\" = 'h0 h1 ' ]"
 
-  # The campaign at the tiny profile, loopback against 1gbe.
-  timeout 900 run/slurm/campaign.sh --profile tiny --repeat 2 --apps himeno,pingpong \
+  # The campaign at the tiny profile, loopback against 1gbe, from the
+  # checkout through a path with a space (the jobs' injector, tests/lib.sh).
+  timeout 900 "$SPACED/run/slurm/campaign.sh" --profile tiny --repeat 2 --apps himeno,pingpong \
     --results "$SRES/c" loopback 1gbe >"$OUT_FILE" 2>&1; rc=$?
   check "campaign.sh: single-node, loopback and 1gbe jobs, then compare and report (exit $rc)" \
     sh -c "[ $rc -eq 0 ] && grep -q '^campaign: complete' '$SRES/c/compare.txt' && [ -s '$SRES/c/report.html' ]"

@@ -71,8 +71,8 @@ check "suite with a FAIL app exits non-zero (got $rc) and still writes the other
   [ $rc -ne 0 -a "$(json "$RES/mixed/himeno.jsonl" 'r["validation"]["status"]')" = PASS -a "$(json "$RES/mixed/runs.jsonl" 'all((json.loads(l)["status"] == "FAIL") == (json.loads(l)["app"] == "stream") for l in lines) and len(lines) >= 3')" = true ]
 
 rm -f "$TMPDIR_T/scaling.png"
-plot=""; py_has matplotlib && plot="--plot $TMPDIR_T/scaling.png"
-timeout 300 run/scaling --app himeno --np 1,2 --size XS --iterations 20 --results "$RES" $plot >"$OUT_FILE" 2>&1; rc=$?
+plot=""; py_has matplotlib && plot="$TMPDIR_T/scaling.png"
+timeout 300 run/scaling --app himeno --np 1,2 --size XS --iterations 20 --results "$RES" ${plot:+--plot "$plot"} >"$OUT_FILE" 2>&1; rc=$?
 if [ -n "$plot" ]; then
   check "scaling --plot writes a PNG" sh -c "head -c 8 '$TMPDIR_T/scaling.png' | od -An -tx1 | grep -q '89 50 4e 47 0d 0a 1a 0a'"
 else
