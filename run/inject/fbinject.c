@@ -10,6 +10,8 @@
  *   FB_INJECT_ALPHA_US       latency per message (microseconds)
  *   FB_INJECT_BETA_MBS       link bandwidth (MB/s, 1e6 bytes/s)
  *   FB_INJECT_RANKS_PER_NODE ranks per virtual node (default: half the job)
+ * A value that is not a number (at least 0; a whole number of at least 1
+ * for the ranks) ends the job: exit 2, one line naming the variable.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -133,17 +135,32 @@ static void collective(MPI_Comm comm, size_t bytes_per_step, size_t total_bytes)
   spin_until(now_ns() + (uint64_t)ns);
 }
 
+/* A variable's value as a finite number of at least `least`, whole where
+ * asked (unset: the fallback). Anything else ("12,5" from a decimal-comma locale, "fast") is
+ * bad input: every rank reads the same environment, so every rank exits 2,
+ * and rank 0 says which variable. */
+static double env_number(const char *name, double fallback, double least, int whole) {
+  const char *s = getenv(name);
+  if (!s) return fallback;
+  char *end;
+  double v = strtod(s, &end);
+  if (end != s && *end == '\0' && isfinite(v) && v >= least && (!whole || v == floor(v))) return v;
+  if (inj.world_rank == 0)
+    fprintf(stderr, "fbinject: error: %s='%s' is not a %s of at least %g\n", name, s,
+            whole ? "whole number" : "number", least);
+  PMPI_Finalize();
+  exit(2);
+}
+
 static void setup(void) {
-  const char *a = getenv("FB_INJECT_ALPHA_US"), *b = getenv("FB_INJECT_BETA_MBS");
-  const char *r = getenv("FB_INJECT_RANKS_PER_NODE");
   PMPI_Comm_rank(MPI_COMM_WORLD, &inj.world_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &inj.world_size);
-  inj.rpn = r ? atoi(r) : (inj.world_size + 1) / 2;
-  if (inj.rpn < 1) inj.rpn = 1;
+  double rpn = env_number("FB_INJECT_RANKS_PER_NODE", (inj.world_size + 1) / 2, 1, 1);
+  inj.rpn = rpn > inj.world_size ? inj.world_size : (int)rpn;
   inj.my_node = inj.world_rank / inj.rpn;
   inj.nodes = (inj.world_size + inj.rpn - 1) / inj.rpn;
-  inj.alpha_ns = a ? atof(a) * 1e3 : 0.0;
-  double beta = b ? atof(b) : 0.0;
+  inj.alpha_ns = env_number("FB_INJECT_ALPHA_US", 0, 0, 0) * 1e3;
+  double beta = env_number("FB_INJECT_BETA_MBS", 0, 0, 0);
   inj.ns_per_byte = beta > 0 ? 1e9 / (beta * 1e6) : 0.0;
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_map, &inj.keyval, NULL);
   /* one shared word per virtual node: the time its link frees */

@@ -30,6 +30,14 @@ else
   skip "a decimal-comma locale" "localedef cannot build de_DE.UTF-8 here (Debian's locales package)"
 fi
 
+# Set by hand, a value the injector cannot read is refused, not misread
+# ("12,5" was read as 12): exit 2, one line naming the variable.
+FB_INJECT_ALPHA_US=50 FB_INJECT_BETA_MBS=12,5 timeout -k 5 60 "$MPIRUN" -np 2 -x LD_PRELOAD=libfbinject.so \
+  -x LD_LIBRARY_PATH="$PWD/build" -x FB_INJECT_ALPHA_US -x FB_INJECT_BETA_MBS himeno/bmt -s XS -n 5 --quiet \
+  >"$OUT_FILE" 2>&1 </dev/null; rc=$?
+check "injector with FB_INJECT_BETA_MBS=12,5: exit 2 (got $rc), one line naming it" \
+  sh -c "[ $rc -eq 2 ] && [ \$(grep -c '^fbinject: error' '$OUT_FILE') -eq 1 ] && grep -q \"FB_INJECT_BETA_MBS='12,5' is not a number\" '$OUT_FILE'"
+
 # The same answer with and without it.
 rm -f "$REC"
 mpi 2 himeno/bmt -s XS -n 100 --json "$REC" --quiet
