@@ -136,9 +136,9 @@ static void collective(MPI_Comm comm, size_t bytes_per_step, size_t total_bytes)
 }
 
 /* A variable's value as a finite number of at least `least`, whole where
- * asked (unset: the fallback). Anything else ("12,5" from a decimal-comma locale, "fast") is
- * bad input: every rank reads the same environment, so every rank exits 2,
- * and rank 0 says which variable. */
+ * asked (unset: the fallback). Anything else ("12,5" from a decimal-comma
+ * locale, "fast") is bad input: every rank reads the same environment, so
+ * every rank exits 2, and rank 0 says which variable. */
 static double env_number(const char *name, double fallback, double least, int whole) {
   const char *s = getenv(name);
   if (!s) return fallback;

@@ -99,7 +99,8 @@ check "himeno record: cpu and fabric sections, params echo the options" \
 # "unknown" for a copy without .git inside another repository (a tarball
 # unpacked in a home under git), never that repository's revision.
 check "himeno record: git is this checkout's revision ($(json "$REC" 'r["git"]'))" \
-  [ "$(json "$REC" 'r["git"]' | cut -d- -f1)" = "$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" ]
+  [ "$(json "$REC" 'r["git"]' | cut -d- -f1)" = "$( { [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ] &&
+    git rev-parse --short=12 HEAD; } 2>/dev/null || echo unknown)" ]
 OUTER="$TMPDIR_T/outer"
 mkdir -p "$OUTER/fb/common" && cp common/gen-build-info "$OUTER/fb/common/" && cp VERSION "$OUTER/fb/"
 git -C "$OUTER" init -q && git -C "$OUTER" -c user.name=t -c user.email=t@t commit -q --allow-empty -m outer
