@@ -94,12 +94,15 @@ static void check_deck(FbContext *ctx, Weather *w) {
     w->wcase = CASE_BUBBLE;
   else if (!strcmp(w->case_name, "density_current"))
     w->wcase = CASE_DENSITY_CURRENT;
+  else if (!strcmp(w->case_name, "gravity_wave"))
+    w->wcase = CASE_GRAVITY_WAVE;
   else if (!strcmp(w->case_name, "advection"))
     w->wcase = CASE_ADVECTION;
   else if (!strcmp(w->case_name, "weather"))
     w->wcase = CASE_WEATHER;
   else
-    deck_fail(ctx, w, "physics", "case", "must be bubble, density_current, advection or weather");
+    deck_fail(ctx, w, "physics", "case",
+              "must be bubble, density_current, gravity_wave, advection or weather");
   if (strcmp(w->halo_mode, "aggregated") && strcmp(w->halo_mode, "per_field"))
     deck_fail(ctx, w, "parallel", "halo_mode", "must be aggregated or per_field");
   w->dz = w->ztop / (double)w->n[2];
@@ -146,7 +149,8 @@ static void check_deck(FbContext *ctx, Weather *w) {
   if (w->dimensions == 2 &&
       (w->v0 != 0.0 || w->wcase == CASE_WEATHER || w->wcase == CASE_ADVECTION))
     deck_fail(ctx, w, "grid", "dimensions",
-              "a 2-D (x-z) case has no wind along y (v0 = 0) and is bubble or density_current");
+              "a 2-D (x-z) case has no wind along y (v0 = 0) and is bubble, density_current or "
+              "gravity_wave");
   if (w->bubble_radius_x <= 0) w->bubble_radius_x = 2000.0;
   if (w->bubble_radius_y <= 0) w->bubble_radius_y = w->bubble_radius_x;
   if (w->bubble_radius_z <= 0) w->bubble_radius_z = 2000.0;
@@ -178,7 +182,8 @@ void wx_parse(FbContext *ctx, Weather *w, int argc, char **argv) {
                    "2-D process grid with halo exchanges through common/. History and\n"
                    "restarts in parallel NetCDF-4. Presets: inputs/weather/tiny.ini, teach,\n"
                    "wrf30, conus12, conus2p5, plus bubble, thermal (Bryan and Fritsch),\n"
-                   "density_current (Straka et al.) and advection.\n"
+                   "density_current (Straka et al.), gravity_wave (Skamarock and Klemp)\n"
+                   "and advection.\n"
                    "FOM: grid-point updates per second (points x steps / s).");
   snprintf(w->deck_path, sizeof w->deck_path, "%s", o->input);
   /* defaults, then the deck */

@@ -72,15 +72,20 @@ static inline void flux_line(const double *phi, const double *mom, const double 
 }
 
 /* Advective tendency -div(flux) of the owned cells, written to tend (the
- * first term of the stage's tendency). Centred quantities (theta, tracers):
+ * first term of the stage's tendency). Centred quantities (theta', tracers):
  * flux = M phi_f, M the momentum through the face, phi_f the interpolated
- * specific quantity. Momenta (staggered): flux = (M / rho_f) U_f, the
- * velocity at the flux point (mean momentum over the density there) times
- * the interpolated momentum, so every value a rank reads lies within the
- * 3-cell halo. One sweep over the columns: each face's flux is computed
- * once, the x fluxes of the west faces kept for one i plane (flux_plane),
- * the y fluxes for one column; each thread owns a band of j. With hv, the
- * hyperviscosity of hv is added in the same sweep. */
+ * specific quantity. Theta's flux is M theta'_f: the rest, M theta0, is
+ * linear and the small steps carry it with theta0 exact on the faces.
+ * (Interpolated from the zero-gradient layers below the floor and above
+ * the lid, theta0 was off by a twelfth of a level's step next to them: a
+ * first-order error that held the stratified gravity wave to order 1.4.)
+ * Momenta (staggered): flux = (M / rho_f) U_f, the velocity at the flux
+ * point (mean momentum over the density there) times the interpolated
+ * momentum, so every value a rank reads lies within the 3-cell halo. One
+ * sweep over the columns: each face's flux is computed once, the x fluxes
+ * of the west faces kept for one i plane (flux_plane), the y fluxes for one
+ * column; each thread owns a band of j. With hv, the hyperviscosity of hv
+ * is added in the same sweep. */
 static void advect(Weather *w, double *const *q, const double *phi, int stagger, const double *hv,
                    double *tend) {
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
@@ -197,7 +202,7 @@ static void nonlinear_pressure(const Weather *w, const EosSeries *e,
     }
 }
 
-/* Full density, specific theta and tracers of one column. */
+/* Full density, theta' = theta - theta0 and specific tracers of one column. */
 static void specific_column(int nz, const double *restrict rho0, const double *restrict theta0,
                             const double *restrict rho_p, const double *restrict big_p,
                             const double *restrict q1, const double *restrict q2,
@@ -206,13 +211,13 @@ static void specific_column(int nz, const double *restrict rho0, const double *r
   for (int k = 0; k < nz; k++) {
     double rho = rho0[k] + rho_p[k];
     rho_full[k] = rho;
-    theta[k] = (rho0[k] * theta0[k] + big_p[k]) / rho;
+    theta[k] = (big_p[k] - rho_p[k] * theta0[k]) / rho; /* theta - theta0 */
     q1s[k] = q1[k] / rho;
     q2s[k] = q2[k] / rho;
   }
 }
 
-/* The stage state's full density, specific theta and tracers over the
+/* The stage state's full density, theta' and specific tracers over the
  * whole halo, the nonlinear pressure remainder, and the layers below the
  * floor and above the lid: zero gradient for centred quantities and
  * horizontal momenta, W odd about floor and lid (where it is zero). */
@@ -252,22 +257,16 @@ static void diagnose(Weather *w, double *const *q) {
   }
 }
 
-/* The nonlinear pressure gradient on the momenta of one column, and the
- * linear theta0-flux divergence at the stage state, added to Theta''s
- * tendency and taken away by the small steps as they go (continuity is
- * linear in the momenta: all of it in the small steps). */
+/* The nonlinear pressure gradient on the momenta of one column. The
+ * linear terms, the base state's theta0 carried by the momenta among them,
+ * are the small steps' (continuity is linear in the momenta: all of it in
+ * the small steps). */
 static void pressure_gradient_column(int nz, ptrdiff_t si, ptrdiff_t sj, double rdx, double rdy,
-                                     double rdz, const double *restrict th0c,
-                                     const double *restrict th0f, const double *restrict p,
-                                     const double *restrict U, const double *restrict V,
-                                     const double *restrict W, double *restrict tu,
-                                     double *restrict tv, double *restrict tw,
-                                     double *restrict tt) {
+                                     double rdz, const double *restrict p, double *restrict tu,
+                                     double *restrict tv, double *restrict tw) {
   for (int k = 0; k < nz; k++) {
     tu[k] -= (p[k] - p[k - si]) * rdx;
     tv[k] -= (p[k] - p[k - sj]) * rdy;
-    tt[k] += th0c[k] * ((U[k + si] - U[k]) * rdx + (V[k + sj] - V[k]) * rdy) +
-             (th0f[k + 1] * W[k + 1] - th0f[k] * W[k]) * rdz;
   }
   tw[0] = 0.0; /* the floor */
   for (int k = 1; k < nz; k++) tw[k] -= (p[k] - p[k - 1]) * rdz;
@@ -328,10 +327,11 @@ static void diffuse_column(const Weather *w, const Diffused *d, size_t c0, int k
   }
 }
 
-/* Constant-coefficient diffusion of u, v, w and theta (Straka et al. 1993:
- * nu = 75 m2 s-1; WRF's khdif = kvdif with km_opt = 1) in flux form, added
- * to the tendencies of U, V, W and Theta': momentum and Theta are still
- * conserved, energy only falls. */
+/* Constant-coefficient diffusion of u, v, w and theta' (Straka et al. 1993:
+ * nu = 75 m2 s-1; WRF's khdif = kvdif with km_opt = 1, mixing perturbations
+ * as its mix_full_fields = false; the same as theta in a neutral case) in
+ * flux form, added to the tendencies of U, V, W and Theta': momentum and
+ * Theta are still conserved, energy only falls. */
 static void diffusion(Weather *w, double *const *q) {
   if (w->diffusion <= 0.0) return;
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
@@ -353,7 +353,7 @@ static void diffusion(Weather *w, double *const *q) {
  * and buoyancy terms, which the small steps integrate). */
 static void slow_tendencies(Weather *w, double *const *q) {
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
-  const int H = WX_HALO, nz = w->nz;
+  const int nz = w->nz;
   const double rdx = 1.0 / w->dx, rdy = 1.0 / w->dy, rdz = 1.0 / w->dz;
   /* advection, and hyperviscosity of the momenta and Theta' */
   advect(w, q, q[F_U], AT_U, q[F_U], w->tend[F_U]);
@@ -367,9 +367,8 @@ static void slow_tendencies(Weather *w, double *const *q) {
   for (int i = 0; i < w->nx; i++)
     for (int j = 0; j < w->ny; j++) {
       const size_t c = wx_idx(w, i, j, 0);
-      pressure_gradient_column(nz, si, sj, rdx, rdy, rdz, w->theta0c + H, w->theta0f + H,
-                               w->pnl + c, q[F_U] + c, q[F_V] + c, q[F_W] + c, w->tend[F_U] + c,
-                               w->tend[F_V] + c, w->tend[F_W] + c, w->tend[F_THETA] + c);
+      pressure_gradient_column(nz, si, sj, rdx, rdy, rdz, w->pnl + c, w->tend[F_U] + c,
+                               w->tend[F_V] + c, w->tend[F_W] + c);
     }
 }
 

@@ -136,7 +136,8 @@ void io_commit(FbContext *ctx, const char *tmp, const char *path, IoStatus *st) 
 
 /* Output fields of the history file, at cell centres. The winds are on the
  * idealised Cartesian grid: x_wind and y_wind, no map projection claimed. */
-enum { H_U, H_V, H_W, H_THETA, H_PP, H_RHO, H_Q1, H_Q2, H_COUNT };
+enum { H_U, H_V, H_W, H_THETA, H_THETA_PERT, H_PP, H_RHO, H_Q1, H_Q2, H_COUNT };
+_Static_assert(H_COUNT == WX_HISTORY_FIELDS, "WxHistory holds one varid per history field");
 static const struct {
   const char *name, *units, *long_name, *standard_name;
 } HISTORY[H_COUNT] = {
@@ -144,6 +145,9 @@ static const struct {
     {"V", "m s-1", "y-wind component", "y_wind"},
     {"W", "m s-1", "z-wind component", "upward_air_velocity"},
     {"THETA", "K", "potential temperature", "air_potential_temperature"},
+    /* as WRF's T: float32 keeps 7 digits of theta', where THETA - THETA_BASE
+     * keeps 3e-5 K (a 0.01 K gravity wave's detail) */
+    {"THETA_PERT", "K", "potential temperature perturbation (THETA - THETA_BASE)", ""},
     {"P", "Pa", "perturbation pressure (P + PB is the pressure)", ""},
     {"RHO", "kg m-3", "air density", "air_density"},
     {"QTRACER1", "kg kg-1", "passive tracer 1 mixing ratio", ""},
@@ -452,6 +456,7 @@ static void history_field(const Weather *w, int v, float *buf) {
         case H_V: x = 0.5 * (w->s[F_V][c] + w->s[F_V][c + sj]) / rho; break;
         case H_W: x = 0.5 * (w->s[F_W][c] + w->s[F_W][c + 1]) / rho; break;
         case H_THETA: x = big / rho; break;
+        case H_THETA_PERT: x = wx_theta_pert(w, i, j, k); break;
         case H_PP: x = c0 * pow(big, gamma) - w->p0c[k + H]; break;
         case H_RHO: x = rho; break;
         case H_Q1: x = w->s[F_Q1][c] / rho; break;

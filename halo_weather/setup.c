@@ -189,6 +189,14 @@ static double bubble(const Weather *w, double x, double y, double z) {
   return r < 1.0 ? pow(cos(0.5 * M_PI * r), 2.0) : 0.0;
 }
 
+/* Skamarock and Klemp (1994)'s inertia-gravity wave: a Lorentzian of half
+ * width a (bubble_radius_x) about x = bubble_x, times sin(pi z / H) over the
+ * whole depth H, so the lid and floor stay unperturbed. */
+static double gravity_wave(const Weather *w, double x, double z) {
+  double s = (x - w->bubble_x) / w->bubble_radius_x;
+  return sin(M_PI * z / w->ztop) / (1.0 + s * s);
+}
+
 void wx_initial_state(Weather *w) {
   const FbDecomp *d = &w->decomp;
   const double gamma = WX_GAMMA;
@@ -201,7 +209,9 @@ void wx_initial_state(Weather *w) {
                z = (k + 0.5) * w->dz;
         double rho0 = w->rho0c[k + WX_HALO], th0 = w->theta0c[k + WX_HALO];
         double dtheta = 0.0;
-        if (w->wcase != CASE_ADVECTION) {
+        if (w->wcase == CASE_GRAVITY_WAVE) {
+          dtheta = w->bubble_dtheta * gravity_wave(w, x, z);
+        } else if (w->wcase != CASE_ADVECTION) {
           /* several bubbles across a large domain for the weather case */
           dtheta = w->bubble_dtheta * bubble(w, x, y, z);
           if (w->wcase == CASE_WEATHER) {

@@ -32,11 +32,18 @@ static inline double wx_c0(void) { return pow(WX_RD / pow(WX_P00, WX_RD / WX_CP)
  * (rho q). */
 enum { F_U, F_V, F_W, F_RHO, F_THETA, F_Q1, F_Q2, NFIELDS };
 
-typedef enum { CASE_BUBBLE, CASE_DENSITY_CURRENT, CASE_ADVECTION, CASE_WEATHER } WxCase;
+typedef enum {
+  CASE_BUBBLE,
+  CASE_DENSITY_CURRENT,
+  CASE_GRAVITY_WAVE,
+  CASE_ADVECTION,
+  CASE_WEATHER
+} WxCase;
 
 /* The history file while it is open (io.c). */
+#define WX_HISTORY_FIELDS 9
 typedef struct {
-  int ncid, varid[8], times, time, xtime;
+  int ncid, varid[WX_HISTORY_FIELDS], times, time, xtime;
   char tmp[4096], path[WX_PATH + 32];
   int open;
   long long frames; /* frames in the file (an appended file's earlier ones too) */
@@ -122,6 +129,13 @@ static inline size_t wx_idx(const Weather *w, int i, int j, int k) {
 /* Exner function of the base state at level k (centres). */
 static inline double wx_exner0(const Weather *w, int k) {
   return pow(w->p0c[k + WX_HALO] / WX_P00, WX_RD / WX_CP);
+}
+/* theta' = theta - theta0(z) of a cell. */
+static inline double wx_theta_pert(const Weather *w, int i, int j, int k) {
+  size_t c = wx_idx(w, i, j, k);
+  double rho = w->rho0c[k + WX_HALO] + w->s[F_RHO][c];
+  double big = w->rho0c[k + WX_HALO] * w->theta0c[k + WX_HALO] + w->s[F_THETA][c];
+  return big / rho - w->theta0c[k + WX_HALO];
 }
 /* dynamics.c: one RK3 step of the large-step dynamics with acoustic substeps */
 void wx_step(FbContext *ctx, Weather *w);
