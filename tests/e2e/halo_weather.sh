@@ -203,6 +203,9 @@ for path in sys.argv[1:]:
     row = fbwaves.compare(pert, x, z, ref)
     row["t"], row["pert_vs_theta"] = t, float(np.abs(full - pert).max())
     out.append(row)
+zero = fbwaves.Linear(0.0, case, levels=len(z))  # the exact answer at t = 0: the anomaly itself
+anomaly = np.outer(np.sin(np.pi * z / case["depth"]), case["dtheta"] / (1 + ((x - case["xc"]) / case["a"]) ** 2))
+out.append({"t0_error": float(np.abs(zero.theta(x, z) - anomaly).max() / anomaly.max())})
 print(json.dumps(out))
 PY
   gw() { /usr/bin/python3 -c "import json, sys; r = json.load(open('$WT/gw.json')); print($1)" 2>/dev/null; }
@@ -212,6 +215,8 @@ PY
     [ "$(gw 'r[0]["l2_error"] / r[1]["l2_error"] > 3')" = True ]
   check "weather gravity wave at 500 m: theta' max $(gw 'r[1]["max"]') and min $(gw 'r[1]["min"]') K within 2% of the exact $(gw 'r[1]["ref_max"]'), $(gw 'r[1]["ref_min"]')" \
     [ "$(gw 'abs(r[1]["max"] / r[1]["ref_max"] - 1) < 0.02 and abs(r[1]["min"] / r[1]["ref_min"] - 1) < 0.02')" = True ]
+  check "run/fbwaves.py at t = 0 gives the initial anomaly back (largest difference $(gw 'r[2]["t0_error"]') of its amplitude, < 1e-3: the seam of the channel's Lorentzian)" \
+    [ "$(gw 'r[2]["t0_error"] < 1e-3')" = True ]
   check "weather history: THETA_PERT is THETA - THETA_BASE to float32's 3e-5 K (largest difference $(gw 'r[1]["pert_vs_theta"]') K)" \
     [ "$(gw '0 < r[1]["pert_vs_theta"] < 4e-5')" = True ]
 else
