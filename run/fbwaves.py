@@ -44,12 +44,13 @@ CASE = {"length": 300e3, "depth": 10e3, "n": 0.01, "theta_s": 300.0, "u0": 20.0,
 # a k = 17 leave out 4e-8 of the first's amplitude (163 modes for the
 # published 300 km channel and a = 5 km).
 SPECTRUM_DECADES = 17.0
+# Vertical cells of the reference's own grid (10 km / 200 = 50 m).
+LEVELS = 200
 
 
 def modes(c):
+    """The highest Fourier mode kept for case c."""
     return int(math.ceil(SPECTRUM_DECADES * c["length"] / (2 * math.pi * c["a"])))
-# Vertical cells of the reference's own grid (10 km / 200 = 50 m).
-LEVELS = 200
 
 
 def case_of(ds, nx):
@@ -131,35 +132,35 @@ class Linear:
             lam, vec = np.linalg.eig(mode_operator(2 * math.pi * n / c["length"], m, c))  # neutral
             y = np.real(vec @ (np.exp(lam * t) * np.linalg.solve(vec, y)))
             self.resp[n] = th0 * (y[2 * m:3 * m] / (GAMMA * pc) - y[m:2 * m] / rc)
-        self.coef = anomaly_spectrum(c)
 
     def theta(self, x, z):
         """theta' (K) on the grid x by z (cell centres in m): [len(z), len(x)]."""
-        c, n_modes = self.c, modes(self.c) + 1
-        k = 2 * math.pi * np.arange(n_modes) / c["length"]
-        phase = np.exp(1j * np.outer(k, np.asarray(x, dtype=float) - c["u0"] * self.t))
-        out = np.zeros((len(z), len(x)))
-        for n in range(n_modes):
-            # 50 m apart: linear interpolation is exact to 3e-5
-            prof = np.interp(z, self.z, self.resp[n])
-            out += (1.0 if n == 0 else 2.0) * np.outer(prof, np.real(self.coef[n] * phase[n]))
-        return out
+        # 50 m apart: linear interpolation is exact to 3e-5
+        return synthesis(self.c, self.t, x, lambda n: np.interp(z, self.z, self.resp[n]), len(z))
+
+
+def synthesis(c, t, x, profile, nz):
+    """Sum over the modes of profile(n) (theta' per unit amplitude at the
+    heights wanted) times the anomaly's coefficient, carried by the wind."""
+    n_modes, coef = modes(c) + 1, anomaly_spectrum(c)
+    k = 2 * math.pi * np.arange(n_modes) / c["length"]
+    phase = np.exp(1j * np.outer(k, np.asarray(x, dtype=float) - c["u0"] * t))
+    out = np.zeros((nz, len(x)))
+    for n in range(n_modes):
+        out += (1.0 if n == 0 else 2.0) * np.outer(profile(n), np.real(coef[n] * phase[n]))
+    return out
 
 
 def boussinesq(x, z, t, c=CASE):
     """Skamarock and Klemp (1994)'s analytic Boussinesq answer on the same
     grid: each mode's sin(pi z / H) oscillates at N k / sqrt(k^2 + (pi/H)^2)."""
-    coef = anomaly_spectrum(c)
-    n_modes = modes(c) + 1
-    k = 2 * math.pi * np.arange(n_modes) / c["length"]
     mz = math.pi / c["depth"]
-    omega = c["n"] * k / np.sqrt(k * k + mz * mz)
-    weight = np.where(np.arange(n_modes) == 0, 1.0, 2.0)
-    row = np.zeros(len(x))
-    for n in range(n_modes):
-        row += weight[n] * np.real(coef[n] * np.cos(omega[n] * t) *
-                                   np.exp(1j * k[n] * (np.asarray(x) - c["u0"] * t)))
-    return np.outer(np.sin(mz * np.asarray(z)), row)
+    column = np.sin(mz * np.asarray(z, dtype=float))
+
+    def profile(n):
+        k = 2 * math.pi * n / c["length"]
+        return math.cos(c["n"] * k / math.sqrt(k * k + mz * mz) * t) * column
+    return synthesis(c, t, x, profile, len(z))
 
 
 def compare(theta, x, z, ref):
