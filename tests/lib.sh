@@ -64,6 +64,11 @@ check() { # check NAME CONDITION-COMMAND...
   if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
 
+# polls_oversubscribed NP: true when NP ranks of this MPI would share cores
+# while polling: MPICH's ch4:ucx ranks poll without yielding, so a job with
+# more ranks than cores runs tens of times slower (Open MPI yields)
+polls_oversubscribed() { [ "${FB_MPI:-openmpi}" = mpich ] && [ "$1" -gt "$FB_CORES" ]; }
+
 # mpi NP CMD... : run under the MPI launcher with a time limit; output in $OUT_FILE
 mpi() {
   np=$1; shift

@@ -152,7 +152,7 @@ check "weather advection: halving dx and dt divides the error by 2^$order (order
 # ranks on 2 cores they took 48 and 54 s instead of 8 and 14 (the state is
 # the same on any grid; the small cases above still run MPICH at 3-6 ranks).
 wx_np=4
-[ "${FB_MPI:-openmpi}" = mpich ] && [ "$FB_CORES" -lt 4 ] && wx_np=2
+polls_oversubscribed "$wx_np" && wx_np=2
 sed 's/^nx = 512/nx = 256/; s/^nz = 64/nz = 32/; s/^dx = 100.0/dx = 200.0/; s/^dy = 100.0/dy = 200.0/; s/^dt = 1.0/dt = 2.0/; s/^steps = 900/steps = 450/; s/^history_interval = 300/history_interval = 450/' \
   inputs/weather/density_current.ini > "$WT/straka200.ini"
 rm -rf "$WT/straka"; mkdir -p "$WT/straka"; rm -f "$REC"

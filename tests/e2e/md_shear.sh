@@ -185,7 +185,7 @@ if command -v lmp >/dev/null 2>&1; then
     *libmpi.so*) command -v mpirun.openmpi >/dev/null && lmp_mpirun=mpirun.openmpi ;;
   esac
   md_max=0
-  [ "${FB_MPI:-openmpi}" = mpich ] && [ "$(nproc)" -lt 4 ] && md_max=2
+  polls_oversubscribed 4 && md_max=2
   LMP_MPIRUN=$lmp_mpirun MD_LAMMPS_MAX_RANKS=$md_max \
     python3 tests/md/lammps_cases.py "$PWD/$MD" "$MPIRUN" "$MDT/lammps" >"$OUT_FILE" 2>&1
   grep -E '^(ok|not ok|skip) - ' "$OUT_FILE" | sed 's/^skip - \(.*\): /skip - \1: /'
