@@ -43,12 +43,13 @@ enum {
 
 typedef struct {
   /* parameters */
-  const char *size_name;   /* XS, S, M, L, XL or NIxNJxNK */
-  int points[3];           /* global points along i, j, k, boundaries included */
-  long long iterations;    /* -n: exact count, 0 = fill -t seconds */
-  double target_s;         /* -t */
-  int grid[3];             /* --grid, 0 = automatic */
-  const char *layout_name; /* --layout: auto, stream or split */
+  const char *size_name;     /* XS, S, M, L, XL or NIxNJxNK */
+  int points[3];             /* global points along i, j, k, boundaries included */
+  long long iterations;      /* -n: exact count, 0 = fill -t seconds */
+  double target_s;           /* -t */
+  int grid[3];               /* --grid, 0 = automatic */
+  const char *layout_name;   /* --layout: auto, stream or split */
+  const char *prefetch_name; /* --prefetch: auto, on or off */
   /* geometry */
   FbDecomp decomp;
   FbHalo halo;
@@ -61,9 +62,10 @@ typedef struct {
   float *coef;
   int coef_split;   /* the groups in three arrays (else one stream) */
   int coef_perturb; /* test hook himeno_perturb: a wrong coefficient */
-  /* --layout auto's trial: the slowest rank's best seconds a sweep in each
-   * layout (one stream, three arrays); 0 where none ran */
-  double trial_s[2];
+  int prefetch;     /* the sweep prefetches (else the hardware prefetchers alone) */
+  /* --layout auto and --prefetch auto's trial: the slowest rank's best
+   * seconds a sweep, [split][prefetch]; 0 where none ran */
+  double trial_s[2][2];
   size_t coef_group;   /* floats from a block's group to its next group */
   size_t coef_block;   /* floats from a block's group to the next block's */
   size_t coef_per_row; /* floats from a row's coefficients to the next row's */
@@ -94,7 +96,7 @@ void himeno_checksum(FbContext *ctx, Himeno *h);
 void himeno_validate(const Himeno *h, FbResult *r);
 /* run.c: timing protocol and the original's output */
 void himeno_print_header(FbContext *ctx, const Himeno *h);
-void himeno_choose_layout(FbContext *ctx, Himeno *h);
+void himeno_choose_sweep(FbContext *ctx, Himeno *h);
 long long himeno_rehearse(FbContext *ctx, Himeno *h);
 void himeno_measure(FbContext *ctx, Himeno *h, long long iterations, FbResult *r);
 void himeno_print_original_lines(FbContext *ctx, const Himeno *h, const FbResult *r);

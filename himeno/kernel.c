@@ -65,7 +65,16 @@ typedef struct {
  * rank (into L2 alone, 8 to 32 blocks ahead: 11.0-12.0 against 7.9-9.1 in
  * another hour), 20.2 against 18.7 on two; M 11.7 against 11.5; S 16.5
  * against 12.7 on one rank and 24.2 against 25.8 on two. Into L2 alone was
- * slower at S (12-15 against 13-19). Not measured on the Zen 5 VM. */
+ * slower at S (12-15 against 13-19). Not measured on the Zen 5 VM.
+ * On a Zen 3 VM (EPYC family 25 model 1, 32 MB L3; 3 December 2026, bmt
+ * -t 2 on 1x1xN, alternating) every one of these prefetches cost time, in
+ * both layouts, and the hardware prefetchers alone kept up: three arrays
+ * at L 9.8-10.9 Gflop/s without them against 7.3-7.5 with on one rank,
+ * 12.7-17.9 against 10.0-10.7 on two; M and S 8-45% faster; one stream at
+ * S to L 10-40% faster, at XS the same. (A loop reading 13 arrays and
+ * writing one reached 24 GB/s on one of its cores, 21 with prefetches 32
+ * blocks ahead.) So each sweep is compiled with and without them, and
+ * --prefetch auto (run.c) times both; neither changes a bit of the field. */
 #define PREFETCH_BLOCKS 8
 #define PREFETCH_FAR    32
 #define PREFETCH_NEAR   4
@@ -170,13 +179,16 @@ static INLINE void sweep_block(const StencilRows *p, const float *restrict cb, s
 }
 
 /* One row, k = 1..n; gs and bs: the layout's group and block distances;
- * split: the layout (a literal in each caller), which says what is
- * prefetched and where to. */
+ * split: the layout, which says what is prefetched and where to; prefetch:
+ * whether to (literals in each caller). */
 static INLINE void sweep_row(int n, const StencilRows *p, const float *restrict cb, size_t gs,
-                             size_t bs, int split, float *restrict out, double *restrict lanes) {
+                             size_t bs, int split, int prefetch, float *restrict out,
+                             double *restrict lanes) {
   int k0 = 1;
   for (; k0 + BLOCK - 1 <= n; k0 += BLOCK, cb += bs) {
-    if (!split) {
+    if (!prefetch) {
+      /* the hardware prefetchers alone */
+    } else if (!split) {
       for (int f = 0; f < CO_COUNT; f++)
         __builtin_prefetch(&CO(cb + PREFETCH_BLOCKS * bs, gs, f, 0));
     } else {
@@ -193,10 +205,11 @@ static INLINE void sweep_row(int n, const StencilRows *p, const float *restrict 
 }
 
 /* This thread's share of the interior rows (an orphaned omp for), with the
- * layout's distances (gs, bs; constants for the one-stream layout) and the
- * layout (split, a literal in each caller); returns the share's sum of ss^2. */
+ * layout's distances (gs, bs; constants for the one-stream layout), the
+ * layout and whether to prefetch (split, prefetch: literals in each caller);
+ * returns the share's sum of ss^2. */
 static INLINE double sweep_share(const Himeno *h, const float *p, float *pnew, size_t gs, size_t bs,
-                                 int split) {
+                                 int split, int prefetch) {
   const int *e = h->halo.ext;
   const int n0 = h->decomp.n[0], n1 = h->decomp.n[1], n2 = h->decomp.n[2];
   const size_t si = (size_t)e[1] * e[2], sj = (size_t)e[2];
@@ -208,27 +221,33 @@ static INLINE double sweep_share(const Himeno *h, const float *p, float *pnew, s
       const float *m = p + r;
       const StencilRows rows = {m,           m + si,      m - si,      m + sj,     m - sj,
                                 m + si + sj, m + si - sj, m - si + sj, m - si - sj};
-      sweep_row(n2, &rows, row_coef(h, i, j), gs, bs, split, pnew + r, lanes);
+      sweep_row(n2, &rows, row_coef(h, i, j), gs, bs, split, prefetch, pnew + r, lanes);
     }
   for (int l = 0; l < BLOCK; l++) sum += lanes[l];
   return sum;
 }
 
-static double sweep_cached(const Himeno *h, const float *p, float *pnew) {
-  double gosa = 0.0;
-#pragma omp parallel reduction(+ : gosa)
-  gosa += sweep_share(h, p, pnew, CO_PER_STREAM * BLOCK, CO_COUNT * BLOCK, 0);
-  return gosa;
-}
-static STREAMING_WIDTH double sweep_streamed(const Himeno *h, const float *p, float *pnew) {
-  double gosa = 0.0;
-#pragma omp parallel reduction(+ : gosa)
-  gosa += sweep_share(h, p, pnew, h->coef_group, h->coef_block, 1);
-  return gosa;
-}
+/* The sweep in each layout, with and without prefetching: one function
+ * each, whose parallel region inlines sweep_share with literals. */
+#define SWEEP_FUNCTION(name, attributes, gs, bs, split, prefetch)                                  \
+  static attributes double name(const Himeno *h, const float *p, float *pnew) {                    \
+    double gosa = 0.0;                                                                             \
+    _Pragma("omp parallel reduction(+ : gosa)") gosa +=                                            \
+        sweep_share(h, p, pnew, gs, bs, split, prefetch);                                          \
+    return gosa;                                                                                   \
+  }
+/* the one-stream layout's distances, constants */
+#define STREAM_GROUP (CO_PER_STREAM * BLOCK)
+#define STREAM_BLOCK (CO_COUNT * BLOCK)
+SWEEP_FUNCTION(sweep_cached, , STREAM_GROUP, STREAM_BLOCK, 0, 1)
+SWEEP_FUNCTION(sweep_cached_hw, , STREAM_GROUP, STREAM_BLOCK, 0, 0)
+SWEEP_FUNCTION(sweep_streamed, STREAMING_WIDTH, h->coef_group, h->coef_block, 1, 1)
+SWEEP_FUNCTION(sweep_streamed_hw, STREAMING_WIDTH, h->coef_group, h->coef_block, 1, 0)
 
 double himeno_sweep(const Himeno *h, const float *p, float *pnew) {
-  return h->coef_split ? sweep_streamed(h, p, pnew) : sweep_cached(h, p, pnew);
+  if (h->coef_split)
+    return h->prefetch ? sweep_streamed(h, p, pnew) : sweep_streamed_hw(h, p, pnew);
+  return h->prefetch ? sweep_cached(h, p, pnew) : sweep_cached_hw(h, p, pnew);
 }
 
 double himeno_iterate(FbContext *ctx, Himeno *h) {

@@ -13,7 +13,7 @@ int main(int argc, char **argv) {
   fb_timers_init(&ctx.timers, phase_names, PH_COUNT);
   himeno_parse(&ctx, &h, argc, argv); /* options, -s/-n/-t/--grid */
   himeno_setup(&ctx, &h);             /* decomposition, fields */
-  himeno_choose_layout(&ctx, &h);     /* --layout auto: the faster coefficient layout */
+  himeno_choose_sweep(&ctx, &h);      /* --layout/--prefetch auto: the faster sweep */
   himeno_print_header(&ctx, &h);
 
   long long iterations = himeno_rehearse(&ctx, &h); /* warm-up, sizes -t runs */

@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+static const char *const layout_words[2] = {"one stream", "three arrays"};
+static const char *const prefetch_words[2] = {"hardware prefetchers alone", "prefetched"};
+static const char *const trial_words[2] = {"hardware alone", "prefetched"};
+
 void himeno_print_header(FbContext *ctx, const Himeno *h) {
   char grid[32];
   fb_decomp_grid_string(&h->decomp, grid, sizeof grid);
@@ -14,40 +18,65 @@ void himeno_print_header(FbContext *ctx, const Himeno *h) {
   fb_print(ctx, " imax = %d jmax = %d kmax = %d\n", h->points[0], h->points[1], h->points[2]);
   fb_print(ctx, " I-decomp = %d J-decomp = %d K-decomp = %d (grid %s, %d ranks x %d threads)\n",
            h->decomp.dims[0], h->decomp.dims[1], h->decomp.dims[2], grid, ctx->size, ctx->threads);
-  const char *layout = h->coef_split ? "three arrays" : "one stream";
-  if (h->trial_s[0] > 0)
-    fb_print(ctx,
-             " Coefficients: %s (--layout auto: %.3f ms a sweep in one stream, %.3f in three)\n",
-             layout, 1e3 * h->trial_s[0], 1e3 * h->trial_s[1]);
-  else
-    fb_print(ctx, " Coefficients: %s (--layout %s)\n", layout, h->layout_name);
+  char trial[256] = ""; /* the trial's times, where one ran */
+  size_t used = 0;
+  for (int split = 0; split < 2; split++)
+    for (int pf = 1; pf >= 0; pf--)
+      if (h->trial_s[split][pf] > 0 && used < sizeof trial) {
+        const int first_of_layout = pf == 1 || h->trial_s[split][1] == 0;
+        used += (size_t)snprintf(trial + used, sizeof trial - used, "%s%s %.3f %s",
+                                 used ? (first_of_layout ? "; " : ",") : "; ms a sweep: ",
+                                 first_of_layout ? layout_words[split] : "",
+                                 1e3 * h->trial_s[split][pf], trial_words[pf]);
+      }
+  fb_print(ctx, " Coefficients: %s, %s (--layout %s --prefetch %s%s)\n",
+           layout_words[h->coef_split], prefetch_words[h->prefetch], h->layout_name,
+           h->prefetch_name, trial);
 }
 
-/* --layout auto: the sweep timed in each coefficient layout, alternating,
- * LAYOUT_TRIAL_ROUNDS times each, on every rank at once (ranks that share a
- * cache share it as in the run); the slowest rank's best time a sweep
- * decides. A timing covers at least LAYOUT_TRIAL_POINTS points a rank
- * (several sweeps of a small grid): milliseconds, far above the clock's
- * resolution. Which layout wins depends on whether the node's cache holds
- * its ranks' coefficients (kernel.c); the field is the same either way, and
- * the rehearsal starts again from the initial state. */
-#define LAYOUT_TRIAL_ROUNDS 2
-#define LAYOUT_TRIAL_POINTS (1 << 22)
-void himeno_choose_layout(FbContext *ctx, Himeno *h) {
-  if (strcmp(h->layout_name, "auto")) return;
+/* --layout auto and --prefetch auto: the sweep timed in each coefficient
+ * layout and with and without its prefetches, TRIAL_ROUNDS times each, on
+ * every rank at once (ranks that share a cache share it as in the run); the
+ * slowest rank's best time a sweep decides. A timing covers at least
+ * TRIAL_POINTS points a rank (several sweeps of a small grid): milliseconds,
+ * far above the clock's resolution. Which layout wins depends on whether
+ * the node's cache holds its ranks' coefficients, and whether prefetching
+ * pays on the CPU (kernel.c); the field is the same either way, and the
+ * rehearsal starts again from the initial state. */
+#define TRIAL_ROUNDS 2
+#define TRIAL_POINTS (1 << 22)
+void himeno_choose_sweep(FbContext *ctx, Himeno *h) {
+  const int layout_auto = !strcmp(h->layout_name, "auto");
+  const int prefetch_auto = !strcmp(h->prefetch_name, "auto");
+  if (!layout_auto && !prefetch_auto) return;
   const double per_rank = himeno_interior_points(h) / ctx->size;
-  const long long sweeps = (long long)ceil(LAYOUT_TRIAL_POINTS / per_rank);
-  for (int round = 0; round < LAYOUT_TRIAL_ROUNDS; round++)
+  const long long sweeps = (long long)ceil(TRIAL_POINTS / per_rank);
+  const int first_split = h->coef_split, first_prefetch = h->prefetch;
+  int best_split = first_split, best_prefetch = first_prefetch;
+  for (int round = 0; round < TRIAL_ROUNDS; round++)
     for (int split = 0; split < 2; split++) {
-      himeno_coef_use(h, split);
-      fb_barrier(ctx, FB_NO_PHASE); /* set-up: untimed, as the other set-up collectives */
-      const double start = fb_now();
-      for (long long s = 0; s < sweeps; s++) himeno_sweep(h, h->p, h->pnew);
-      const double t = fb_allreduce_max(ctx, FB_NO_PHASE, (fb_now() - start) / (double)sweeps);
-      if (round == 0 || t < h->trial_s[split]) h->trial_s[split] = t;
+      if (!layout_auto && split != first_split) continue;
+      if (split != h->coef_split) himeno_coef_use(h, split);
+      for (int pf = 0; pf < 2; pf++) {
+        if (!prefetch_auto && pf != first_prefetch) continue;
+        h->prefetch = pf;
+        fb_barrier(ctx, FB_NO_PHASE); /* set-up: untimed, as the other set-up collectives */
+        const double start = fb_now();
+        for (long long s = 0; s < sweeps; s++) himeno_sweep(h, h->p, h->pnew);
+        const double t = fb_allreduce_max(ctx, FB_NO_PHASE, (fb_now() - start) / (double)sweeps);
+        double *kept = &h->trial_s[split][pf];
+        if (round == 0 || t < *kept) *kept = t;
+      }
     }
-  const int split = h->trial_s[1] < h->trial_s[0];
-  if (split != h->coef_split) himeno_coef_use(h, split);
+  for (int split = 0; split < 2; split++)
+    for (int pf = 0; pf < 2; pf++)
+      if (h->trial_s[split][pf] > 0 &&
+          h->trial_s[split][pf] < h->trial_s[best_split][best_prefetch]) {
+        best_split = split;
+        best_prefetch = pf;
+      }
+  h->prefetch = best_prefetch;
+  if (best_split != h->coef_split) himeno_coef_use(h, best_split);
 }
 
 static double mflops(const Himeno *h, long long iterations, double seconds) {
@@ -123,14 +152,18 @@ void himeno_fill_result(const FbContext *ctx, const Himeno *h, FbResult *r, char
   fb_result_param_str(
       r, "kernel",
       "jacobi19, p/pnew swap, float, coefficients in sweep order (one stream or three arrays, "
-      "--layout), gosa in 16 lanes of double");
-  fb_result_param_str(r, "coefficients",
-                      h->coef_split ? "three arrays, prefetched into L2 and then L1"
-                                    : "one stream, prefetched into L1");
-  if (h->trial_s[0] > 0) { /* --layout auto's trial */
-    fb_result_param_double(r, "layout_trial_stream_s", h->trial_s[0]);
-    fb_result_param_double(r, "layout_trial_split_s", h->trial_s[1]);
-  }
+      "--layout; prefetched or not, --prefetch), gosa in 16 lanes of double");
+  static const char *const coefficients[2][2] = {
+      {"one stream, hardware prefetchers alone", "one stream, prefetched into L1"},
+      {"three arrays, hardware prefetchers alone", "three arrays, prefetched into L2 and then L1"}};
+  fb_result_param_str(r, "coefficients", coefficients[h->coef_split][h->prefetch]);
+  static const char *const trial_names[2][2] = {
+      {"trial_stream_hardware_s", "trial_stream_prefetched_s"},
+      {"trial_split_hardware_s", "trial_split_prefetched_s"}};
+  for (int split = 0; split < 2; split++) /* --layout auto and --prefetch auto's trial */
+    for (int pf = 0; pf < 2; pf++)
+      if (h->trial_s[split][pf] > 0)
+        fb_result_param_double(r, trial_names[split][pf], h->trial_s[split][pf]);
   snprintf(json, len,
            "{\"gosa\":%.17g,\"gosa_iteration_1\":%.17g,\"checksum\":%.17g,"
            "\"checksum_weighted\":%.17g,\"iterations\":%lld,\"score_pentium3\":%.17g}",

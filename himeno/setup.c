@@ -48,6 +48,10 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
   fb_option_string(ctx, "layout", 0, &h->layout_name, "LAYOUT",
                    "the coefficients in one stream, in three arrays (split), or auto: time both, "
                    "keep the faster (the field is the same)");
+  h->prefetch_name = "auto";
+  fb_option_string(ctx, "prefetch", 0, &h->prefetch_name, "WHEN",
+                   "the sweep prefetches the coefficients and p (on), leaves it to the CPU's "
+                   "hardware prefetchers (off), or auto: time both, keep the faster");
   fb_parse_options(ctx, argc, argv,
                    "Himeno benchmark: Jacobi relaxation of the 19-point Poisson stencil in\n"
                    "single precision (RIKEN's problem), MPI + OpenMP. Prints the original's\n"
@@ -59,6 +63,10 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
       strcmp(h->layout_name, "split"))
     fb_fail(ctx, FB_EXIT_USAGE, "option --layout: '%s' is not auto, stream or split",
             h->layout_name);
+  if (strcmp(h->prefetch_name, "auto") && strcmp(h->prefetch_name, "on") &&
+      strcmp(h->prefetch_name, "off"))
+    fb_fail(ctx, FB_EXIT_USAGE, "option --prefetch: '%s' is not auto, on or off", h->prefetch_name);
+  h->prefetch = strcmp(h->prefetch_name, "off") != 0;
 }
 
 static size_t local_points(const Himeno *h) {

@@ -29,25 +29,37 @@ himeno_case "grid 2x2x2" 8 1 --grid 2x2x2
 himeno_case "grid 1x1x3" 3 1 --grid 1x1x3
 himeno_case "grid 3x2x1" 6 1 --grid 3x2x1
 
-# The coefficients' two layouts and their sweeps (kernel.c): the field must
-# not depend on the layout, and each record must say which ran.
-split_case() { # NP LAYOUT: prints STATUS:CHECKSUM of a 62x62x66 run on NP ranks
+# The coefficients' two layouts and the sweep with and without its
+# prefetches (kernel.c): the field must not depend on either, and each record
+# must say which ran.
+split_case() { # NP LAYOUT [PREFETCH]: prints STATUS:CHECKSUM of a 62x62x66 run on NP ranks
   rm -f "$REC"
-  OMP_NUM_THREADS=1 mpi "$1" $BMT -s 62x62x66 -n 20 --layout "$2" --json "$REC"
+  OMP_NUM_THREADS=1 mpi "$1" $BMT -s 62x62x66 -n 20 --layout "$2" --prefetch "${3:-on}" --json "$REC"
   json "$REC" '"%s:%r" % (r["validation"]["status"], r["results"]["checksum_weighted"])'
 }
-layout() { json "$REC" 'r["params"]["coefficients"].split(",")[0]'; }
+layout() { json "$REC" 'r["params"]["coefficients"]'; }
 split_1=$(split_case 1 split); layout_1=$(layout)
 split_2=$(split_case 2 stream); layout_2=$(layout)
-stream_1=$(split_case 1 stream); layout_3=$(layout)
-check "himeno 62x62x66: the same field with the coefficients in three arrays (1 rank: $layout_1) and in one stream (2 ranks: $layout_2; 1 rank: $layout_3): $split_1 $split_2 $stream_1" \
-  sh -c '[ "$1" = "$2" ] && [ "$1" = "$3" ] && [ "${1%%:*}" = PASS ] && [ "$4" = "three arrays" ] && [ "$5" = "one stream" ] && [ "$6" = "one stream" ]' _ "$split_1" "$split_2" "$stream_1" "$layout_1" "$layout_2" "$layout_3"
-# --layout auto (the default) times both and keeps the faster: the record
-# gives both times and the layout that won, and the field is the same.
-for np in 1 2; do
-  auto=$(split_case "$np" auto)
-  check "himeno 62x62x66 --layout auto, $np rank(s): both layouts timed, the faster kept ($(layout): $(json "$REC" '"%.3g s a sweep in one stream, %.3g in three" % (r["params"]["layout_trial_stream_s"], r["params"]["layout_trial_split_s"])')), field $auto" \
-    [ "$(json "$REC" '(lambda p, s, t: p["layout"] == "auto" and s > 0 and t > 0 and p["coefficients"].startswith("three arrays" if t < s else "one stream"))(r["params"], r["params"]["layout_trial_stream_s"], r["params"]["layout_trial_split_s"])')" = true -a "$auto" = "$split_1" ]
+stream_1=$(split_case 1 stream off); layout_3=$(layout)
+split_off=$(split_case 2 split off); layout_4=$(layout)
+check "himeno 62x62x66: the same field in three arrays, prefetched (1 rank: $layout_1), in one stream (2 ranks: $layout_2; 1 rank: $layout_3) and in three arrays, not prefetched (2 ranks: $layout_4): $split_1 $split_2 $stream_1 $split_off" \
+  sh -c '[ "$1" = "$2" ] && [ "$1" = "$3" ] && [ "$1" = "$4" ] && [ "${1%%:*}" = PASS ] && [ "$5" = "three arrays, prefetched into L2 and then L1" ] && [ "$6" = "one stream, prefetched into L1" ] && [ "$7" = "one stream, hardware prefetchers alone" ] && [ "$8" = "three arrays, hardware prefetchers alone" ]' \
+  _ "$split_1" "$split_2" "$stream_1" "$split_off" "$layout_1" "$layout_2" "$layout_3" "$layout_4"
+# --layout auto and --prefetch auto (the defaults) time each variant they
+# leave open and keep the fastest: the record gives the times of those, and
+# only those, and the variant that won; the field is the same.
+TRIALS='{k[6:-2]: v for k, v in r["params"].items() if k.startswith("trial_")}'
+WORDS='{"stream_hardware": "one stream, hardware", "stream_prefetched": "one stream, prefetched", "split_hardware": "three arrays, hardware", "split_prefetched": "three arrays, prefetched"}'
+for args in "1 auto auto" "2 auto auto" "1 split auto" "2 auto off"; do
+  set -- $args
+  case "$2 $3" in
+    "auto auto") want="split_hardware split_prefetched stream_hardware stream_prefetched" ;;
+    "split auto") want="split_hardware split_prefetched" ;;
+    "auto off") want="split_hardware stream_hardware" ;;
+  esac
+  auto=$(split_case "$1" "$2" "$3")
+  check "himeno 62x62x66 --layout $2 --prefetch $3, $1 rank(s): $want timed, the fastest kept ($(layout); $(json "$REC" "$TRIALS")), field $auto" \
+    [ "$(json "$REC" "(lambda t: ' '.join(sorted(t)) == '$want' and min(t.values()) > 0 and $WORDS[min(t, key=t.get)] == r['params']['coefficients'][:len($WORDS[min(t, key=t.get)])])($TRIALS)")" = true -a "$auto" = "$split_1" ]
 done
 
 # OMP_NUM_THREADS unset: the node's cores are shared out among its ranks
