@@ -6,8 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
+/* the sweep's four variants, [split][prefetch]: the header's and the
+ * record's name, and the record's key for the trial's time */
+static const char *const sweep_names[2][2] = {
+    {"one stream, hardware prefetchers alone", "one stream, prefetched into L1"},
+    {"three arrays, hardware prefetchers alone", "three arrays, prefetched into L2 and then L1"}};
+static const char *const trial_keys[2][2] = {
+    {"trial_stream_hardware_s", "trial_stream_prefetched_s"},
+    {"trial_split_hardware_s", "trial_split_prefetched_s"}};
 static const char *const layout_words[2] = {"one stream", "three arrays"};
-static const char *const prefetch_words[2] = {"hardware prefetchers alone", "prefetched"};
 static const char *const trial_words[2] = {"hardware alone", "prefetched"};
 
 void himeno_print_header(FbContext *ctx, const Himeno *h) {
@@ -29,9 +36,8 @@ void himeno_print_header(FbContext *ctx, const Himeno *h) {
                                  first_of_layout ? layout_words[split] : "",
                                  1e3 * h->trial_s[split][pf], trial_words[pf]);
       }
-  fb_print(ctx, " Coefficients: %s, %s (--layout %s --prefetch %s%s)\n",
-           layout_words[h->coef_split], prefetch_words[h->prefetch], h->layout_name,
-           h->prefetch_name, trial);
+  fb_print(ctx, " Coefficients: %s (--layout %s --prefetch %s%s)\n",
+           sweep_names[h->coef_split][h->prefetch], h->layout_name, h->prefetch_name, trial);
 }
 
 /* --layout auto and --prefetch auto: the sweep timed in each coefficient
@@ -153,17 +159,11 @@ void himeno_fill_result(const FbContext *ctx, const Himeno *h, FbResult *r, char
       r, "kernel",
       "jacobi19, p/pnew swap, float, coefficients in sweep order (one stream or three arrays, "
       "--layout; prefetched or not, --prefetch), gosa in 16 lanes of double");
-  static const char *const coefficients[2][2] = {
-      {"one stream, hardware prefetchers alone", "one stream, prefetched into L1"},
-      {"three arrays, hardware prefetchers alone", "three arrays, prefetched into L2 and then L1"}};
-  fb_result_param_str(r, "coefficients", coefficients[h->coef_split][h->prefetch]);
-  static const char *const trial_names[2][2] = {
-      {"trial_stream_hardware_s", "trial_stream_prefetched_s"},
-      {"trial_split_hardware_s", "trial_split_prefetched_s"}};
+  fb_result_param_str(r, "coefficients", sweep_names[h->coef_split][h->prefetch]);
   for (int split = 0; split < 2; split++) /* --layout auto and --prefetch auto's trial */
     for (int pf = 0; pf < 2; pf++)
       if (h->trial_s[split][pf] > 0)
-        fb_result_param_double(r, trial_names[split][pf], h->trial_s[split][pf]);
+        fb_result_param_double(r, trial_keys[split][pf], h->trial_s[split][pf]);
   snprintf(json, len,
            "{\"gosa\":%.17g,\"gosa_iteration_1\":%.17g,\"checksum\":%.17g,"
            "\"checksum_weighted\":%.17g,\"iterations\":%lld,\"score_pentium3\":%.17g}",

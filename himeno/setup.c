@@ -31,6 +31,13 @@ static int size_from_name(const char *name, int points[3]) {
   return 1;
 }
 
+/* exit 2 unless option --NAME's value is a, b or c */
+static void require_one_of(FbContext *ctx, const char *name, const char *value, const char *a,
+                           const char *b, const char *c) {
+  if (strcmp(value, a) && strcmp(value, b) && strcmp(value, c))
+    fb_fail(ctx, FB_EXIT_USAGE, "option --%s: '%s' is not %s, %s or %s", name, value, a, b, c);
+}
+
 void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
   memset(h, 0, sizeof *h);
   h->size_name = "M";
@@ -59,13 +66,8 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
   if (!size_from_name(h->size_name, h->points))
     fb_fail(ctx, FB_EXIT_USAGE, "option -s: '%s' is not XS, S, M, L, XL or NIxNJxNK with each >= 3",
             h->size_name);
-  if (strcmp(h->layout_name, "auto") && strcmp(h->layout_name, "stream") &&
-      strcmp(h->layout_name, "split"))
-    fb_fail(ctx, FB_EXIT_USAGE, "option --layout: '%s' is not auto, stream or split",
-            h->layout_name);
-  if (strcmp(h->prefetch_name, "auto") && strcmp(h->prefetch_name, "on") &&
-      strcmp(h->prefetch_name, "off"))
-    fb_fail(ctx, FB_EXIT_USAGE, "option --prefetch: '%s' is not auto, on or off", h->prefetch_name);
+  require_one_of(ctx, "layout", h->layout_name, "auto", "stream", "split");
+  require_one_of(ctx, "prefetch", h->prefetch_name, "auto", "on", "off");
   h->prefetch = strcmp(h->prefetch_name, "off") != 0;
 }
 
