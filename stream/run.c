@@ -4,6 +4,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -20,11 +21,12 @@ void stream_parse(FbContext *ctx, Stream *s, int argc, char **argv) {
   fb_option_flag(ctx, "nt", 0, &s->nt, "use non-temporal stores (reported as such)");
   fb_option_flag(ctx, "no-sync", 0, &s->no_sync,
                  "no barrier per kernel: each rank times its own passes and the\n"
-                 "                               aggregate is the sum of per-rank best rates (HPCC "
-                 "StarSTREAM)");
+                 "                               aggregate is the sum of per-rank best rates (the\n"
+                 "                               StarSTREAM of HPCC 1.4; 1.5 synchronises as the\n"
+                 "                               default does)");
   fb_parse_options(ctx, argc, argv,
                    "STREAM (McCalpin): Copy, Scale, Add and Triad on double arrays, every\n"
-                   "rank at once and synchronised per kernel (like HPCC's StarSTREAM), so\n"
+                   "rank at once and synchronised per kernel (as HPCC 1.5's StarSTREAM), so\n"
                    "the rates are the aggregate bandwidth of all ranks. MB = 1e6 bytes;\n"
                    "Copy and Scale count 2 arrays, Add and Triad 3 (stream.c's convention).\n"
                    "Times in the table are those of the slowest rank per pass (rank 0's\n"
@@ -40,18 +42,24 @@ void stream_setup(FbContext *ctx, Stream *s) {
         (long long)(STREAM_CACHE_FACTOR * (cache ? cache : 32u << 20) / sizeof(double));
     s->n = (want + STREAM_CHUNK - 1) / STREAM_CHUNK * STREAM_CHUNK;
   }
-  fb_check_memory(ctx, 3 * (size_t)s->n * sizeof(double), "the STREAM arrays");
+  fb_check_memory(ctx, 3 * ((size_t)s->n * sizeof(double) + 4096 + STREAM_STAGGER_BYTES),
+                  "the STREAM arrays");
   size_t bytes = (size_t)s->n * sizeof(double);
-  s->a = fb_alloc(bytes);
-  s->b = fb_alloc(bytes);
-  s->c = fb_alloc(bytes);
-  int bad = !s->a || !s->b || !s->c;
+  int bad = 0;
+  for (int i = 0; i < 3; i++) {
+    s->base[i] = fb_alloc(bytes + 4096 + (size_t)i * STREAM_STAGGER_BYTES);
+    bad |= !s->base[i];
+  }
   for (int k = 0; k < K_COUNT; k++) {
     s->local_s[k] = calloc((size_t)s->repeats, sizeof(double));
     s->global_s[k] = calloc((size_t)s->repeats, sizeof(double));
     bad |= !s->local_s[k] || !s->global_s[k];
   }
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory allocating the arrays");
+  double **array[3] = {&s->a, &s->b, &s->c};
+  for (int i = 0; i < 3; i++) /* the page after the allocation's start, then the stagger */
+    *array[i] = (double *)(s->base[i] + (4096 - (uintptr_t)s->base[i] % 4096) % 4096 +
+                           (size_t)i * STREAM_STAGGER_BYTES);
   stream_first_touch(s);
   fb_print(ctx,
            "STREAM (fabricbench %s): %lld elements per array per rank (%.1f MiB each), "
@@ -63,9 +71,7 @@ void stream_setup(FbContext *ctx, Stream *s) {
 }
 
 void stream_free(Stream *s) {
-  free(s->a);
-  free(s->b);
-  free(s->c);
+  for (int i = 0; i < 3; i++) free(s->base[i]);
   for (int k = 0; k < K_COUNT; k++) {
     free(s->local_s[k]);
     free(s->global_s[k]);
@@ -89,12 +95,15 @@ void stream_check_granularity(FbContext *ctx, Stream *s) {
     fb_print(ctx, "WARNING: under 20 clock ticks per test; increase -n for accurate times.\n");
 }
 
-/* Every pass of every kernel is timed by the common protocol (a barrier,
- * the clock, the slowest rank's time), which is the aggregate bandwidth the
- * ranks really share. --no-sync is HPCC StarSTREAM's method instead: no
- * barrier, each rank times its own passes (local clock), and the aggregate
- * is the sum of the per-rank best rates. The whole measurement is one loop
- * of the protocol too (the record's loop time and spread). */
+/* Every pass of every kernel is timed by the common protocol (a barrier, the
+ * clock, the slowest rank's time), which is the aggregate bandwidth the
+ * ranks really share; HPCC 1.5's StarSTREAM (Debian's hpcc) does the same
+ * with a barrier on each side of a pass and each pass's shortest time over
+ * ranks, which on every rank covers the slowest rank's kernel. --no-sync is
+ * the StarSTREAM of HPCC 1.4 and before instead: no barrier, each rank times
+ * its own passes (local clock), and the aggregate is the sum of the per-rank
+ * best rates. The whole measurement is one loop of the protocol too (the
+ * record's loop time and spread). */
 void stream_measure(FbContext *ctx, Stream *s, FbLoop *all) {
   fb_loop_begin(ctx, all);
   for (long long pass = 0; pass < s->repeats; pass++) {
@@ -150,14 +159,18 @@ static double print_table(FbContext *ctx, const Stream *s, double *rank_min_mbs)
   return triad;
 }
 
+/* Where an array starts within its 4 KiB page (STREAM_STAGGER_BYTES). */
+static unsigned page_offset(const double *x) { return (unsigned)((uintptr_t)x % 4096u); }
+
 void stream_report(FbContext *ctx, Stream *s, const FbLoop *all, FbResult *r) {
   double rank_min[K_COUNT];
   double triad_gbs = print_table(ctx, s, rank_min);
   fb_result_add_loop(r, all, triad_gbs);
   snprintf(s->results, sizeof s->results,
            "{\"rank_min_mbs\":{\"Copy\":%.6g,\"Scale\":%.6g,\"Add\":%.6g,\"Triad\":%.6g},"
-           "\"synchronised_per_kernel\":%s,\"non_temporal\":%s}",
+           "\"synchronised_per_kernel\":%s,\"non_temporal\":%s,"
+           "\"page_offsets_bytes\":{\"a\":%u,\"b\":%u,\"c\":%u}}",
            rank_min[0], rank_min[1], rank_min[2], rank_min[3], s->no_sync ? "false" : "true",
-           s->nt ? "true" : "false");
+           s->nt ? "true" : "false", page_offset(s->a), page_offset(s->b), page_offset(s->c));
   r->app_json = s->results;
 }

@@ -20,14 +20,25 @@ enum { PH_KERNELS, PH_COUNT };
 #define STREAM_RESCALE_EXP    250
 /* Elements a thread's share is rounded to, so non-temporal stores stay aligned. */
 #define STREAM_CHUNK 8
+/* b and c start this far past a page boundary (b one, c two such steps; 21
+ * cache lines, about a third of a 4 KiB page), each in its own allocation.
+ * On a Zen 3 core, one rank, Triad alternated with the arrays all at the same
+ * offset: 10.7 M elements 22.6 against 24.0 GB/s (medians of 4; 21.6 against
+ * 23.4 in 6 earlier rounds), 16.8 M (the default there) 22.0 against 22.9;
+ * 1024 to 2112 bytes did as well as 1344, himeno's 320 nothing, and one slab
+ * holding the three at these offsets nothing at 16.8 M (21.3 against 21.6).
+ * stream.c's static arrays get such a gap by accident of their length; hpcc's
+ * malloc'd ones all start 16 bytes into a page. */
+#define STREAM_STAGGER_BYTES 1344
 
 typedef struct {
   long long n;           /* elements per array per rank */
   long long repeats;     /* -r: timed passes, the first not counted */
   int nt;                /* --nt: non-temporal stores */
-  int no_sync;           /* --no-sync: ranks run their passes independently (HPCC) */
+  int no_sync;           /* --no-sync: ranks run their passes independently (HPCC 1.4) */
   long long passes_done; /* passes of all four kernels since the arrays were set */
   char results[512];     /* the record's results object */
+  char *base[3];         /* the allocations holding a, b and c */
   double *a, *b, *c;
   /* per kernel and pass: this rank's time and the slowest rank's time */
   double *local_s[K_COUNT], *global_s[K_COUNT];

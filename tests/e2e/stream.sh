@@ -15,6 +15,9 @@ done
 check "stream prints stream.c's table" sh -c "grep -q '^Function    Best Rate MB/s  Avg time     Min time     Max time' '$OUT_FILE' && grep -q '^Triad ' '$OUT_FILE'"
 check "stream record: per-rank minimum, the synchronisation mode, the loop's spread over ranks" \
   [ "$(json "$REC" 'r["results"]["rank_min_mbs"]["Triad"] > 0 and r["results"]["synchronised_per_kernel"] and r["phases"]["kernels"]["calls"] > 0 and r["loop_s"]["max"] >= r["loop_s"]["avg"] >= r["loop_s"]["min"] > 0')" = true ]
+stagger=$(sed -n 's/^#define STREAM_STAGGER_BYTES \([0-9]*\)$/\1/p' stream/stream.h)
+check "stream record: a, b and c start 0, $stagger and twice that into a page (STREAM_STAGGER_BYTES)" \
+  [ "$(json "$REC" 'r["results"]["page_offsets_bytes"] == {"a": 0, "b": '"${stagger:-0}"', "c": 2 * '"${stagger:-0}"'} and '"${stagger:-0}"' > 0')" = true ]
 
 rm -f "$REC"
 OMP_NUM_THREADS=2 mpi 2 $STREAM -n 100003 -r 3 --nt --repeat 2 --json "$REC"
