@@ -198,8 +198,31 @@ def analyse(c):
         why0 = c.missing[base_label].get(app) or c.unlisted[base_label]
         if not recs0 and why0:
             result["missing"].setdefault(base_label, {})[app] = why0
+        note = code_path_note(app, c)
+        if note:
+            entry["code_paths"], entry["code_path_note"] = note
         result["apps"][app] = entry
     return result
+
+
+def code_path_note(app, c):
+    """({label: [code paths]}, a sentence) when an app's records ran more
+    than one code path (fblib.CODE_PATH_KEYS), else None."""
+    keys, fix = fblib.CODE_PATH_KEYS.get(app, ([], ""))
+    if not keys:
+        return None
+    paths = {}
+    for label, rec in c.records():
+        if rec["app"] == app:
+            params = rec.get("params", {})
+            path = ", ".join("%s=%s" % (k, params.get(k)) for k in keys)
+            paths.setdefault(label, set()).add(path)
+    if len(set().union(*paths.values())) < 2:
+        return None
+    paths = {label: sorted(v) for label, v in paths.items()}
+    said = "; ".join("%s: %s" % (label, " | ".join(v)) for label, v in paths.items())
+    return paths, ("%s ran more than one code path (%s). Its ratios include that difference, "
+                   "not only the fabric's; %s." % (app, said, fix))
 
 
 def fabric_model(rec):

@@ -92,6 +92,16 @@ PROBLEM_KEYS = {
     "weather": ["input", "grid_points", "steps"],
 }
 
+# Parameters an app chooses at run time that change its speed but not its
+# answer (the code path), and how a user fixes them. Records compared across
+# labels may differ in them, but a FOM ratio between two code paths is not
+# the fabric's alone, so run/compare and run/report say so.
+CODE_PATH_KEYS = {
+    "himeno": (["coefficients"], "bmt's --layout and --prefetch fix it "
+               "(run/suite --app-args himeno='--layout split --prefetch off')"),
+    "hpl": (["blas_kernel"], "OPENBLAS_CORETYPE fixes it"),
+}
+
 # Apps that send no messages in their timed loop: the controls of a fabric
 # comparison. What they show on two "nodes" is the machine, not the link.
 CONTROLS = {

@@ -57,6 +57,31 @@ r = json.loads(open(sys.argv[1]).readline()); r["params"]["size"] = "S"
 open(sys.argv[2], "w").write(json.dumps(r) + "\n")' "$RES/two/himeno.jsonl" "$RES/other/himeno.jsonl"
 compare "$RES/one" "$RES/other"; rc=$?
 check "compare refuses records of a different problem (exit $rc)" sh -c "[ $rc -eq 2 ] && grep -q 'other/himeno.jsonl:1: himeno problem' '$OUT_FILE.err'"
+# A code path chosen at run time (himeno's sweep variant): a note when the
+# records differ in it, exactly then.
+rm -rf "$RES/variant"; cp -r "$RES/one" "$RES/variant"
+python3 -c '
+import json, sys
+names = ["one stream, prefetched into L1", "three arrays, hardware prefetchers alone"]
+r = json.loads(open(sys.argv[1]).readline())
+r["params"]["coefficients"] = next(n for n in names if n != r["params"]["coefficients"])
+open(sys.argv[2], "w").write(json.dumps(r) + "\n")' "$RES/one/himeno.jsonl" "$RES/variant/himeno.jsonl"
+compare "$RES/one" "$RES/variant"; rc=$?
+check "compare notes that himeno ran two code paths, naming both (exit $rc)" \
+  sh -c "[ $rc -eq 0 ] && grep -q '^note: himeno ran more than one code path (one: coefficients=.*variant: coefficients=.*--layout and --prefetch fix it' '$OUT_FILE'"
+compare "$RES/one" "$RES/two" --format json
+differ=$(python3 -c '
+import json, sys
+print(len({json.loads(l)["params"]["coefficients"] for f in sys.argv[1:] for l in open(f)}) > 1)' \
+  "$RES/one/himeno.jsonl" "$RES/two/himeno.jsonl")
+check "compare's code-path note on the suite's own records exactly when their coefficients differ ($differ)" \
+  [ "$(json "$OUT_FILE" '("code_path_note" in r["apps"]["himeno"]) == '"${differ:-None}"' and "code_path_note" not in r["apps"]["stream"]')" = true ]
+rm -rf "$RES/variant"
+suite --label pinned --np 1 --apps himeno --app-args himeno="--layout split --prefetch off"; rc=$?
+check "suite --app-args: the arguments reach the binary, its command and its record (exit $rc)" \
+  [ $rc -eq 0 -a "$(json "$RES/pinned/himeno.jsonl" 'r["params"]["coefficients"] == "three arrays, hardware prefetchers alone"')" = true \
+    -a "$(json "$RES/pinned/runs.jsonl" 'r["command"].endswith("--layout split --prefetch off --json " + r["command"].split()[-1])')" = true ]
+rm -rf "$RES/pinned"
 mkdir -p "$RES/empty" "$RES/corrupt"
 : > "$RES/empty/himeno.jsonl"
 compare "$RES/one" "$RES/empty"; rc=$?
@@ -137,6 +162,9 @@ one_line() {
     not_ok "$name: exit $rc (want $code), want one line matching '$pattern'" "$(cat "$OUT_FILE")"
   fi
 }
+one_line "suite --app-args without APP=" 2 "give APP=ARGS with APP one of" run/suite --label x --app-args split
+one_line "suite --app-args for an app not run" 2 "himeno is not among the apps this suite runs" \
+  run/suite --label x --apps stream --app-args himeno=--layout
 one_line "suite --emulate-nodes 0" 2 "give 1 or more nodes" run/suite --label x --np 2 --emulate 1gbe --emulate-nodes 0
 one_line "suite --launcher with an unknown placeholder" 2 "unknown placeholder {hosts}" \
   run/suite --label x --launcher "mpirun -np {np} --host {hosts}"
