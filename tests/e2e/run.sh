@@ -132,11 +132,37 @@ printf '%s\n' '#include <mpi.h>' '#include <stdio.h>' '#include <string.h>' \
   '  printf(" MFLOPS measured : %f\n", strstr(argv[0], "256") ? 2000.0 : 1000.0 + 0 * target);' \
   '  MPI_Finalize(); return 0; }' > "$fake/himenoBMTxps.c"
 echo 'exit 0' > "$fake/paramset.sh"
-HIMENO_SRC="$fake" TARGET=1 REPEAT=1 timeout 300 run/bench-himeno XS 1 >"$OUT_FILE" 2>&1; rc=$?
+# MPIRUN for the bench scripts' tests: logs each launch's arguments to $launchlog
+launchlog="$TMPDIR_T/launches"
+printf '%s\n' '#!/bin/sh' "echo \"\$*\" >> '$launchlog'" "exec ${MPIRUN:-mpirun} \"\$@\"" > "$TMPDIR_T/mpirun-log"
+chmod +x "$TMPDIR_T/mpirun-log"
+: > "$launchlog"
+HIMENO_SRC="$fake" TARGET=1 REPEAT=2 MPIRUN="$TMPDIR_T/mpirun-log" timeout 300 run/bench-himeno XS 1 >"$OUT_FILE" 2>&1; rc=$?
 row=$(awk '$1 == "XS" && $2 == 1 { print $3, $4, $5, $6 }' "$OUT_FILE")
 want=$($(make -s print-mpicc) -mprefer-vector-width=256 -E -x c /dev/null >/dev/null 2>&1 && echo 2000 || echo 1000)
 check "bench-himeno: the faster of the original's two builds ($want), ours, the ratio and the % of the Triad bound ($row, exit $rc)" \
   python3 -c "import sys; w, o, u, r, b = sys.argv[1:6]; ok = float(o) == float(w) and float(u) > 0 and abs(float(r) - float(u) / float(w)) < 1e-3 * float(r) and float(b.rstrip('%')) > 0; raise SystemExit(0 if ok else 1)" "$want" $row
+launches=$(awk '{ printf "%s ", $3 }' "$launchlog" | sed 's|[^ ]*/bmt256 |orig |g; s|\./bmt |orig |g')
+want=$([ "$want" = 2000 ] && echo "orig orig" || echo "orig")
+want="$want stream/stream himeno/bmt stream/stream $want stream/stream himeno/bmt stream/stream "
+check "bench-himeno: stream just before and just after ours in each round (launches: $launches)" [ "$launches" = "$want" ]
+# bench-stream's plumbing, with a stand-in for Debian's hpcc: its output
+# names version 1.5.0, 100000 elements and 0.001 GB/s a process, so ours
+# must run at that length, synchronised just before (from the second round)
+# and just after hpcc, and be ahead in every round.
+fakehpcc="$TMPDIR_T/fake-hpcc"
+mkdir -p "$fakehpcc"
+printf '%s\n' '#!/bin/sh' '[ "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}" = 0 ] || exit 0' \
+  "printf '%s\\n' 'HPC Challenge Benchmark version 1.5.0' 'Array size = 100000, Offset = 0' 'StarSTREAM_Triad=0.001' > hpccoutf.tmp" \
+  'mv hpccoutf.tmp hpccoutf.txt' > "$fakehpcc/hpcc"
+chmod +x "$fakehpcc/hpcc"
+: > "$launchlog"
+PATH="$fakehpcc:$PATH" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=2 timeout 300 run/bench-stream 2 >"$OUT_FILE" 2>&1; rc=$?
+launches=$(awk '{ printf "%s%s%s ", $3, /--no-sync/ ? "+no-sync" : "", / -n 100000 / ? "@100000" : "" }' "$launchlog")
+want="hpcc stream/stream@100000 stream/stream+no-sync@100000 stream/stream@100000 hpcc stream/stream@100000 stream/stream+no-sync@100000 "
+round2=$(awk '$1 == 2 && NF >= 9 { gsub(/[(),]/, " "); print $3, $6, $7 }' "$OUT_FILE")
+check "bench-stream: ours at hpcc's length before and after it, the round's mean of the two ($round2), the same-method line (exit $rc; launches: $launches)" \
+  sh -c "[ $rc -eq 0 ] && [ '$launches' = '$want' ] && grep -q 'same method, medians of 2 rounds: .* (fabricbench ahead in 2 of 2 rounds)' '$OUT_FILE' && python3 -c \"import sys; m, b, a = map(float, sys.argv[1:4]); raise SystemExit(0 if b > 0 and a > 0 and abs(m - (a + b) / 2) < 0.01 else 1)\" $round2"
 
 run/suite --label x --np 0 >"$OUT_FILE" 2>&1; rc=$?
 check "suite --np 0: one line, exit 2" sh -c "[ $rc -eq 2 ] && [ \$(grep -c 'error:' '$OUT_FILE') -eq 1 ]"
