@@ -1,10 +1,15 @@
-# run/hpcc-lib.sh: runs Debian's hpcc (HPC Challenge) once in a scratch
-# folder, for the side-by-side benchmark scripts. Sourced.
+# run/hpcc-lib.sh: runs hpcc (HPC Challenge) once in a scratch folder, for
+# the side-by-side benchmark scripts. Sourced.
 #   hpcc_run NP N NB P Q   -> sets HPCC_OUT to the hpccoutf.txt path
+#                             (HPCC_BIN: the binary, Debian's hpcc by default)
 #   hpcc_value NAME        -> a NAME=value line of hpcc's summary
+#   hpcc_build_stream SRC DIR CC CFLAGS -> builds hpcc from its source tree
+#                             SRC in DIR with every section but StarSTREAM
+#                             switched off (DIR/hpcc; 0 on success)
 hpcc_run() {
   np=$1 n=$2 nb=$3 p=$4 q=$5
-  command -v hpcc >/dev/null || { echo "hpcc not found: run run/install-deps" >&2; return 2; }
+  hpcc_bin=${HPCC_BIN:-hpcc}
+  command -v "$hpcc_bin" >/dev/null || { echo "hpcc not found: run run/install-deps" >&2; return 2; }
   HPCC_DIR=$(mktemp -d)
   template=/usr/share/doc/hpcc/examples/_hpccinf.txt
   [ -r "$template" ] || { echo "no hpcc input template at $template" >&2; return 2; }
@@ -13,8 +18,59 @@ hpcc_run() {
     NR == 6 { sub(/^[0-9]+/, n) } NR == 8 { sub(/^[0-9]+/, nb) }
     NR == 11 { sub(/^[0-9]+/, p) } NR == 12 { sub(/^[0-9]+/, q) } { print }' \
     "$template" > "$HPCC_DIR/hpccinf.txt"
-  (cd "$HPCC_DIR" && $MPIRUN -np "$np" hpcc >/dev/null 2>&1)
+  (cd "$HPCC_DIR" && $MPIRUN -np "$np" "$hpcc_bin" >/dev/null 2>&1)
   HPCC_OUT="$HPCC_DIR/hpccoutf.txt"
   [ -s "$HPCC_OUT" ]
 }
 hpcc_value() { sed -n "s/^$1=//p" "$HPCC_OUT" | head -n 1; }
+# hpcc's main() reads its input (HPCC_Init), then runs each section whose
+# params.Run* flag is set; one line after the flags are set (where main
+# takes params.outFname) clears all but RunStarStream. Nothing else of
+# hpcc's is changed: its STREAM code, its array length (from HPL's N in
+# hpccinf.txt) and its timing are those of the full launch. Built with the
+# caller's compiler and flags (HPL's Make.<arch> variables) and OpenBLAS.
+hpcc_build_stream() {
+  hb_src=$1 hb_dir=$2 hb_cc=$3 hb_cflags=$4
+  cp -R "$hb_src/." "$hb_dir/" &&
+    find "$hb_dir" \( -name '*.o' -o -name '*.a' \) -exec rm -f {} + && rm -f "$hb_dir/hpcc" &&
+    awk 'done != 1 && /outFname = params\.outFname;/ {
+           print
+           print "  params.RunHPL = params.RunStarDGEMM = params.RunSingleDGEMM = params.RunPTRANS = 0;"
+           print "  params.RunSingleStream = params.RunMPIRandomAccess_LCG = params.RunStarRandomAccess_LCG = 0;"
+           print "  params.RunSingleRandomAccess_LCG = params.RunMPIRandomAccess = params.RunStarRandomAccess = 0;"
+           print "  params.RunSingleRandomAccess = params.RunStarFFT = params.RunSingleFFT = params.RunMPIFFT = 0;"
+           print "  params.RunLatencyBandwidth = 0; /* run/bench-stream: StarSTREAM only */"
+           done = 1; next }
+         { print } END { exit done != 1 }' "$hb_src/src/hpcc.c" > "$hb_dir/src/hpcc.c" || return 1
+  hb_blas=$(pkg-config --cflags openblas 2>/dev/null) hb_blaslib=$(pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+  cat > "$hb_dir/hpl/Make.fb" <<MAKE
+SHELL = /bin/sh
+CD = cd
+CP = cp
+LN_S = ln -s
+MKDIR = mkdir
+RM = /bin/rm -f
+TOUCH = touch
+ARCH = fb
+TOPdir = ../../..
+INCdir = \$(TOPdir)/include
+BINdir = \$(TOPdir)/bin/\$(ARCH)
+LIBdir = \$(TOPdir)/lib/\$(ARCH)
+HPLlib = \$(LIBdir)/libhpl.a
+LAinc = $hb_blas
+LAlib = $hb_blaslib
+F2CDEFS = -DAdd_ -DF77_INTEGER=int -DStringSunStyle
+HPL_INCLUDES = -I\$(INCdir) -I\$(INCdir)/\$(ARCH) \$(LAinc)
+HPL_LIBS = \$(HPLlib) \$(LAlib) -lm
+HPL_DEFS = \$(F2CDEFS) \$(HPL_INCLUDES)
+CC = $hb_cc
+CCNOOPT = \$(HPL_DEFS)
+CCFLAGS = \$(HPL_DEFS) $hb_cflags
+LINKER = \$(CC)
+LINKFLAGS = $hb_cflags
+ARCHIVER = ar
+ARFLAGS = r
+RANLIB = echo
+MAKE
+  (cd "$hb_dir" && make arch=fb -j2) >"$hb_dir/build.log" 2>&1 && [ -x "$hb_dir/hpcc" ]
+}

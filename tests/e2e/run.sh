@@ -164,6 +164,44 @@ round2=$(awk '$1 == 2 && NF >= 9 { gsub(/[(),]/, " "); print $3, $6, $7 }' "$OUT
 check "bench-stream: ours at hpcc's length before and after it, the round's mean of the two ($round2), the same-method line (exit $rc; launches: $launches)" \
   sh -c "[ $rc -eq 0 ] && [ '$launches' = '$want' ] && grep -q 'same method, medians of 2 rounds: .* (fabricbench ahead in 2 of 2 rounds)' '$OUT_FILE' && python3 -c \"import sys; m, b, a = map(float, sys.argv[1:4]); raise SystemExit(0 if b > 0 and a > 0 and abs(m - (a + b) / 2) < 0.01 else 1)\" $round2"
 
+# bench-stream's HPCC_SRC, with a stand-in for hpcc's source tree: its
+# main() reads every section's Run flag as set, and reports 0.001 GB/s only
+# when the script's line has switched off all but StarSTREAM (1000
+# otherwise, and ours would be behind). The build must go through HPL's
+# Make.<arch> (the stand-in's Makefile includes hpl/Make.fb), the two
+# codes alternate with the order flipped each round, ours at Debian's
+# length; a folder that is not hpcc's source stops the script at once.
+srchpcc="$TMPDIR_T/fake-hpcc-src"
+mkdir -p "$srchpcc/src" "$srchpcc/hpl"
+runs="RunHPL RunStarDGEMM RunSingleDGEMM RunPTRANS RunSingleStream RunMPIRandomAccess_LCG RunStarRandomAccess_LCG RunSingleRandomAccess_LCG RunMPIRandomAccess RunStarRandomAccess RunSingleRandomAccess RunStarFFT RunSingleFFT RunMPIFFT RunLatencyBandwidth"
+printf '%s\n' '#include <mpi.h>' '#include <stdio.h>' \
+  "typedef struct { char outFname[32]; int RunStarStream, $(echo $runs | sed 's/ /, /g'); } HPCC_Params;" \
+  'int main(int argc, char **argv) {' \
+  '  HPCC_Params params = {"hpccoutf.txt", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};' \
+  '  char *outFname; int rank;' '  MPI_Init(&argc, &argv);' \
+  '  outFname = params.outFname;' \
+  "  int others = $(echo $runs | sed 's/\([A-Za-z_]*\)/params.\1/g; s/ / + /g');" \
+  '  MPI_Comm_rank(MPI_COMM_WORLD, &rank);' \
+  '  if (!rank) { FILE *f = fopen(outFname, "w");' \
+  '    fprintf(f, "HPC Challenge Benchmark version 1.5.0\nArray size = 100000, Offset = 0\nStarSTREAM_Triad=%g\n",' \
+  '            params.RunStarStream && !others ? 0.001 : 1000.0); fclose(f); }' \
+  '  MPI_Finalize(); return 0; }' > "$srchpcc/src/hpcc.c"
+printf 'arch = UNKNOWN\ninclude hpl/Make.$(arch)\nall:\n\t$(CC) $(CCFLAGS) -o hpcc src/hpcc.c\n' > "$srchpcc/Makefile"
+: > "$launchlog"
+HPCC_SRC="$srchpcc" TMPDIR="$TMPDIR_T" PATH="$fakehpcc:$PATH" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=2 timeout 300 run/bench-stream 2 >"$OUT_FILE" 2>&1; rc=$?
+launches=$(awk '$3 ~ /\/hpcc$/ { $3 = "src-hpcc"; s = 1 } s { printf "%s%s ", $3, / -n 100000 / ? "@100000" : "" }' "$launchlog")
+want="src-hpcc stream/stream@100000 stream/stream@100000 src-hpcc "
+check "bench-stream HPCC_SRC: hpcc built with only StarSTREAM on, alternated with ours at Debian's length, the order flipped each round (exit $rc; launches after Debian's rounds: $launches)" \
+  sh -c "[ $rc -eq 0 ] && [ '$launches' = '$want' ] && grep -q 'launched alone, same method, medians of 2 rounds: .* (fabricbench ahead in 2 of 2 rounds)' '$OUT_FILE'"
+: > "$launchlog"
+HPCC_SRC="$TMPDIR_T" TMPDIR="$TMPDIR_T" PATH="$fakehpcc:$PATH" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=2 timeout 60 run/bench-stream 2 >"$OUT_FILE" 2>&1; rc=$?
+check "bench-stream HPCC_SRC=a folder that is not hpcc's source: one line, exit 2, before any launch (exit $rc)" \
+  sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q 'HPCC_SRC' '$OUT_FILE' && [ ! -s '$launchlog' ]"
+sed -i '/outFname = params.outFname;/d' "$srchpcc/src/hpcc.c"
+HPCC_SRC="$srchpcc" TMPDIR="$TMPDIR_T" PATH="$fakehpcc:$PATH" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=2 timeout 60 run/bench-stream 2 >"$OUT_FILE" 2>&1; rc=$?
+check "bench-stream HPCC_SRC: a main() the script cannot switch to StarSTREAM alone stops it, exit 3, before any launch (exit $rc)" \
+  sh -c "[ $rc -eq 3 ] && grep -q 'did not build' '$OUT_FILE' && [ ! -s '$launchlog' ]"
+
 run/suite --label x --np 0 >"$OUT_FILE" 2>&1; rc=$?
 check "suite --np 0: one line, exit 2" sh -c "[ $rc -eq 2 ] && [ \$(grep -c 'error:' '$OUT_FILE') -eq 1 ]"
 run/suite --label x --apps foo >"$OUT_FILE" 2>&1; rc=$?
