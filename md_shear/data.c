@@ -10,6 +10,7 @@
 #include "md.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,10 @@ typedef struct {
   char *seen;          /* per id (1..N): in Atoms; then 2 when its velocity came */
   long long *slot;     /* per id (1..N): index of the owned atom, or -1 */
   long long (*ids)[2]; /* first pass: the file's id and line of each atom */
+  char *warning;       /* the first line read as LAMMPS reads it but worth a warning, or "" */
+  size_t warnlen;
+  int warnings;     /* how many */
+  int skipped_line; /* the line below the last section name, if it was not blank */
 } DataReader;
 
 /* The shortest Atoms line, "1 1 0 0 0\n": a file declaring more atoms than
@@ -106,6 +111,7 @@ typedef struct {
 #define STRINGIFY(x)       #x
 #define TEXT_OF(x)         STRINGIFY(x)
 #define MD_MAX_TYPES_TEXT  TEXT_OF(MD_MAX_TYPES)
+#define DIGITS             "0123456789"
 
 static int fail(DataReader *r, int code, const char *fmt, const char *what) {
   char msg[FB_MSG_LEN];
@@ -117,26 +123,71 @@ static int fail(DataReader *r, int code, const char *fmt, const char *what) {
   return code;
 }
 
-/* Next non-blank line with its comment removed (kept in comment); 0 at the end. */
-static int data_line(DataReader *r) {
-  while (fgets(r->buf, sizeof r->buf, r->f)) {
-    r->line++;
-    r->comment[0] = '\0';
-    char *hash = strchr(r->buf, '#');
-    if (hash) {
-      snprintf(r->comment, sizeof r->comment, "%s", hash + 1);
-      r->comment[strcspn(r->comment, "\r\n")] = '\0';
-      *hash = '\0';
-    }
-    char *p = r->buf;
-    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
-    if (*p) return 1;
+/* A line read as LAMMPS reads it, but likely not what its writer meant:
+ * the first is kept, the others counted. */
+static void warn(DataReader *r, const char *fmt, const char *what) {
+  if (!r->warnings++ && r->warning) {
+    char msg[FB_MSG_LEN];
+    snprintf(msg, sizeof msg, fmt, what);
+    snprintf(r->warning, r->warnlen, "%s:%d: %s", r->path, r->line, msg);
   }
+}
+
+/* The next line with its comment removed (kept in comment); 0 at the end. */
+static int read_line(DataReader *r) {
+  if (!fgets(r->buf, sizeof r->buf, r->f)) return 0;
+  r->line++;
+  r->comment[0] = '\0';
+  char *hash = strchr(r->buf, '#');
+  if (hash) {
+    snprintf(r->comment, sizeof r->comment, "%s", hash + 1);
+    r->comment[strcspn(r->comment, "\r\n")] = '\0';
+    *hash = '\0';
+  }
+  return 1;
+}
+
+static int is_blank(const DataReader *r) { return !r->buf[strspn(r->buf, " \t\r\n")]; }
+
+/* Next non-blank line (between sections, LAMMPS skips blank and comment
+ * lines); 0 at the end. */
+static int data_line(DataReader *r) {
+  while (read_line(r))
+    if (!is_blank(r)) return 1;
   return 0;
 }
 
 static int is_section(const DataReader *r) {
   return isalpha((unsigned char)r->buf[strspn(r->buf, " \t")]);
+}
+
+/* A section's error, with a hint when the line below the section name,
+ * which LAMMPS skips, was not blank. */
+static int section_fail(DataReader *r, const char *fmt, const char *what) {
+  int rc = fail(r, FB_EXIT_USAGE, fmt, what);
+  if (r->skipped_line) {
+    size_t used = strlen(r->err);
+    snprintf(r->err + used, r->errlen - used,
+             " (line %d, below the section name, is skipped as LAMMPS skips it: is it data?)",
+             r->skipped_line);
+  }
+  return rc;
+}
+
+/* The next of a section's lines. LAMMPS reads a section's count of lines in
+ * a row from the second line below its name: a blank (or comment) line
+ * among them is an error, and so is the end of the file or the next
+ * section name before the count (0 then, with the message left to the
+ * caller). */
+static int section_line(DataReader *r, const char *section, int *rc) {
+  *rc = 0;
+  if (!read_line(r) || is_section(r)) return 0;
+  if (is_blank(r))
+    *rc = section_fail(r,
+                       "a blank or comment line inside the %s section (LAMMPS reads its lines in "
+                       "a row, from the second line below its name)",
+                       section);
+  return !*rc;
 }
 
 /* Whitespace-separated fields of the current line (at most max). */
@@ -146,20 +197,62 @@ static int fields(char *line, char **out, int max) {
   return n;
 }
 
+/* Numbers as LAMMPS reads them (utils::is_integer and utils::is_double): an
+ * optional sign and decimal digits; a real may have a point and an
+ * exponent. No hexadecimal, inf or nan (strtod alone would take them). */
+static int decimal_syntax(const char *s, int real) {
+  if (*s == '+' || *s == '-') s++;
+  size_t digits = strspn(s, DIGITS);
+  s += digits;
+  if (real && *s == '.') {
+    size_t frac = strspn(++s, DIGITS);
+    digits += frac;
+    s += frac;
+  }
+  if (!digits) return 0;
+  if (real && (*s == 'e' || *s == 'E')) {
+    s += (s[1] == '+' || s[1] == '-') ? 2 : 1;
+    size_t exp = strspn(s, DIGITS);
+    if (!exp) return 0;
+    s += exp;
+  }
+  return !*s;
+}
+
 static int parse_ll(const char *s, long long *v) {
-  char *end;
-  *v = strtoll(s, &end, 10);
-  return end != s && !*end;
+  if (!decimal_syntax(s, 0)) return 0;
+  errno = 0;
+  *v = strtoll(s, NULL, 10);
+  return !errno;
 }
 
 static int parse_d(const char *s, double *v) {
-  char *end;
-  *v = strtod(s, &end);
-  return end != s && !*end && isfinite(*v);
+  if (!decimal_syntax(s, 1)) return 0;
+  *v = strtod(s, NULL);
+  return isfinite(*v);
 }
 
-/* The header: counts, types and box; stops at the first section name. */
+/* A header count: digits alone, as read_data's patterns ("^\s*\d+\s+atoms\s"). */
+static int parse_count(const char *s, long long *v) {
+  return isdigit((unsigned char)*s) && parse_ll(s, v);
+}
+
+static int one_of(const char *word, const char *const *list) {
+  for (; *list; list++)
+    if (!strcmp(word, *list)) return 1;
+  return 0;
+}
+
+/* The header: counts, types and box; stops at the first section name. Each
+ * line is matched by its first words, as LAMMPS matches its patterns: what
+ * follows them is ignored ("4 atoms in the cell" is "4 atoms"). */
 static int read_header(DataReader *r, Md *md, int *more) {
+  static const char *const topology[] = {"bonds", "angles", "dihedrals", "impropers", NULL};
+  static const char *const topology_types[] = {"bond", "angle", "dihedral", "improper", NULL};
+  static const char *const bonus[] = {"ellipsoids", "lines", "triangles", "bodies", NULL};
+  static const char *const extra[] = {"extra bond per atom",     "extra angle per atom",
+                                      "extra dihedral per atom", "extra improper per atom",
+                                      "extra special per atom",  NULL};
   int have_box = 0;
   r->natoms = -1;
   r->ntypes = 0;
@@ -167,16 +260,33 @@ static int read_header(DataReader *r, Md *md, int *more) {
     char copy[1024], *f[8];
     snprintf(copy, sizeof copy, "%s", r->buf);
     int n = fields(copy, f, 8);
-    long long count;
+    long long count = 0;
     double lo, hi;
-    if (n == 3 && !strcmp(f[1], "atom") && !strcmp(f[2], "types") && parse_ll(f[0], &count)) {
+    int counted = n >= 2 && parse_count(f[0], &count), is_extra = 0;
+    for (int k = 0; extra[k]; k++) is_extra |= strstr(r->buf, extra[k]) != NULL;
+    if (counted && n >= 3 && !strcmp(f[1], "atom") && !strcmp(f[2], "types")) {
       if (count < 1 || count > MD_MAX_TYPES)
         return fail(r, FB_EXIT_USAGE, "'atom types' must be 1 to %s", MD_MAX_TYPES_TEXT);
       r->ntypes = (int)count;
-    } else if (n == 2 && !strcmp(f[1], "atoms") && parse_ll(f[0], &count)) {
-      if (count < 0) return fail(r, FB_EXIT_USAGE, "'N atoms' must not be negative%s", "");
+    } else if (counted && !strcmp(f[1], "atoms")) {
       r->natoms = count;
-    } else if (n == 4 && strlen(f[2]) == 3 && strlen(f[3]) == 3 && f[2][0] >= 'x' &&
+    } else if (counted && one_of(f[1], bonus)) {
+      return fail(r, FB_EXIT_USAGE,
+                  "'%s' in the header: LAMMPS allows it only with the atom styles that have "
+                  "them (md reads atom_style atomic)",
+                  f[1]);
+    } else if (counted && one_of(f[1], topology)) {
+      if (count)
+        return fail(r, FB_EXIT_USAGE,
+                    "molecular topology (%s) is not supported: atom_style atomic only", f[1]);
+    } else if (counted && n >= 3 && one_of(f[1], topology_types) && !strcmp(f[2], "types")) {
+      if (count)
+        return fail(r, FB_EXIT_USAGE, "%s types are not supported: atom_style atomic only", f[1]);
+    } else if (is_extra) {
+      /* room for topology added later: LAMMPS reads it for any atom style */
+      if (!parse_ll(f[0], &count))
+        return fail(r, FB_EXIT_USAGE, "expected 'N extra ... per atom' (N an integer)%s", "");
+    } else if (n >= 4 && strlen(f[2]) == 3 && strlen(f[3]) == 3 && f[2][0] >= 'x' &&
                f[2][0] <= 'z' && !strcmp(f[2] + 1, "lo") && f[3][0] == f[2][0] &&
                !strcmp(f[3] + 1, "hi") && parse_d(f[0], &lo) && parse_d(f[1], &hi)) {
       int d = f[2][0] - 'x';
@@ -185,7 +295,7 @@ static int read_header(DataReader *r, Md *md, int *more) {
       md->boxlo[d] = lo;
       md->boxhi[d] = hi;
       have_box |= 1 << d;
-    } else if (n == 6 && !strcmp(f[3], "xy") && !strcmp(f[4], "xz") && !strcmp(f[5], "yz")) {
+    } else if (n >= 6 && !strcmp(f[3], "xy") && !strcmp(f[4], "xz") && !strcmp(f[5], "yz")) {
       /* LAMMPS makes such a box triclinic; with the three tilts 0 it is the
        * orthogonal box, and LAMMPS's numbers are those of one */
       double tilt[3];
@@ -195,21 +305,6 @@ static int read_header(DataReader *r, Md *md, int *more) {
       if (tilt[0] != 0.0 || tilt[1] != 0.0 || tilt[2] != 0.0)
         return fail(r, FB_EXIT_USAGE,
                     "triclinic boxes are not supported (orthogonal boxes only: tilts 0 0 0)%s", "");
-    } else if (n == 2 &&
-               (!strcmp(f[1], "bonds") || !strcmp(f[1], "angles") || !strcmp(f[1], "dihedrals") ||
-                !strcmp(f[1], "impropers")) &&
-               parse_ll(f[0], &count)) {
-      if (count)
-        return fail(r, FB_EXIT_USAGE,
-                    "molecular topology (%s) is not supported: atom_style atomic only", f[1]);
-    } else if (n == 5 && !strcmp(f[1], "extra") && !strcmp(f[3], "per") && !strcmp(f[4], "atom") &&
-               (!strcmp(f[2], "bond") || !strcmp(f[2], "angle") || !strcmp(f[2], "dihedral") ||
-                !strcmp(f[2], "improper") || !strcmp(f[2], "special")) &&
-               parse_ll(f[0], &count) && count >= 0) {
-      /* room for topology added later: LAMMPS reads it for any atom style */
-    } else if (n == 3 && !strcmp(f[2], "types") && parse_ll(f[0], &count)) {
-      if (count)
-        return fail(r, FB_EXIT_USAGE, "%s types are not supported: atom_style atomic only", f[1]);
     } else {
       return fail(r, FB_EXIT_USAGE, "not a LAMMPS data header line%s", "");
     }
@@ -224,17 +319,20 @@ static int read_header(DataReader *r, Md *md, int *more) {
   return 0;
 }
 
-/* Masses: one "type mass" line per type, each type once. */
+/* Masses: one "type mass" line per type, each type once; words after the
+ * mass are ignored, as LAMMPS ignores them ("1 63.546 Cu"). */
 static int read_masses(DataReader *r, Md *md) {
-  int given[MD_MAX_TYPES] = {0};
+  int given[MD_MAX_TYPES] = {0}, rc;
   for (int k = 0; k < r->ntypes; k++) {
     char *f[4];
     double m;
     long long t;
-    if (!data_line(r) || is_section(r))
-      return fail(r, FB_EXIT_USAGE,
-                  "the Masses section gives %s types' masses: one line per atom type", "too few");
-    if (fields(r->buf, f, 4) != 2 || !parse_ll(f[0], &t) || !parse_d(f[1], &m) || !(m > 0))
+    if (!section_line(r, "Masses", &rc))
+      return rc ? rc
+                : section_fail(r,
+                               "the Masses section gives %s types' masses: one line per atom type",
+                               "too few");
+    if (fields(r->buf, f, 4) < 2 || !parse_ll(f[0], &t) || !parse_d(f[1], &m) || !(m > 0))
       return fail(r, FB_EXIT_USAGE, "expected 'type mass' (a positive mass)%s", "");
     if (t < 1 || t > r->ntypes)
       return fail(r, FB_EXIT_USAGE, "Masses: type %s is not an atom type of this file", f[0]);
@@ -252,13 +350,14 @@ static int read_pair_coeffs(DataReader *r, Md *md, int ij) {
     return fail(r, FB_EXIT_USAGE,
                 "%s: coefficients for lj/cut, but the deck's pair_style is not lj/cut",
                 ij ? "PairIJ Coeffs" : "Pair Coeffs");
-  for (int k = 0; k < lines; k++) {
+  for (int k = 0, rc; k < lines; k++) {
     char *f[8];
     long long i = 0, j = 0;
     double eps = 0.0, sig = 0.0, cut = 0.0;
-    if (!data_line(r) || is_section(r))
-      return fail(r, FB_EXIT_USAGE, "the %s section ends early",
-                  ij ? "PairIJ Coeffs" : "Pair Coeffs");
+    if (!section_line(r, ij ? "PairIJ Coeffs" : "Pair Coeffs", &rc))
+      return rc ? rc
+                : section_fail(r, "the %s section ends early",
+                               ij ? "PairIJ Coeffs" : "Pair Coeffs");
     int n = fields(r->buf, f, 8), at = ij ? 2 : 1;
     int ok = parse_ll(f[0], &i) && (!ij || parse_ll(f[1], &j)) && n >= at + 2 && n <= at + 3 &&
              parse_d(f[at], &eps) && parse_d(f[at + 1], &sig) &&
@@ -354,24 +453,33 @@ static int number_ids(DataReader *r, Md *md) {
   return 0;
 }
 
-/* Atoms: "id type x y z" or with image flags "id type x y z ix iy iz". */
+/* Atoms: "id type x y z" or with image flags "id type x y z ix iy iz", the
+ * same on every line (the first line sets it, as in LAMMPS). Another style
+ * named after "Atoms #" is read as atomic (LAMMPS does, under atom_style
+ * atomic) with a warning; its columns are then atomic's or the line is
+ * refused. */
 static int read_atoms(DataReader *r, Md *md, int keep) {
-  if (r->comment[0]) {
-    char style[32] = "";
-    if (sscanf(r->comment, " %31s", style) == 1 && strcmp(style, "atomic"))
-      return fail(r, FB_EXIT_USAGE, "Atoms # %s: only atom_style atomic is read", style);
-  }
   const double zero[3] = {0, 0, 0};
+  int columns = 0, rc;
   for (long long k = 0; k < r->natoms; k++) {
     char *f[12];
     long long id, type, image[3] = {0, 0, 0};
     double x[3];
-    if (!data_line(r) || is_section(r)) {
+    if (!section_line(r, "Atoms", &rc)) {
       char what[96];
       snprintf(what, sizeof what, "%lld of %lld", k, r->natoms);
-      return fail(r, FB_EXIT_USAGE, "truncated: the Atoms section ends after %s atoms", what);
+      return rc ? rc : section_fail(r, "truncated: the Atoms section ends after %s atoms", what);
     }
     int n = fields(r->buf, f, 12);
+    if (columns && n != columns) {
+      char what[64];
+      snprintf(what, sizeof what, "%d columns and the first %d", n, columns);
+      return fail(r, FB_EXIT_USAGE,
+                  "this Atoms line has %s (LAMMPS reads every line with the first line's "
+                  "columns: image flags on all or none)",
+                  what);
+    }
+    columns = n;
     if (n != 5 && n != 8)
       return fail(r, FB_EXIT_USAGE,
                   "atom_style atomic lines are 'id type x y z [ix iy iz]'; this one has %s columns "
@@ -429,12 +537,13 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
 
 /* Velocities: "id vx vy vz", every atom once. */
 static int read_velocities(DataReader *r, Md *md) {
+  int rc;
   for (long long k = 0; k < r->natoms; k++) {
     char *f[8];
     long long id;
     double v[3];
-    if (!data_line(r) || is_section(r))
-      return fail(r, FB_EXIT_USAGE, "the Velocities section has %s atoms", "fewer lines than");
+    if (!section_line(r, "Velocities", &rc))
+      return rc ? rc : section_fail(r, "the Velocities section has %s atoms", "fewer lines than");
     int n = fields(r->buf, f, 8);
     if (n != 4 || !parse_ll(f[0], &id) || !parse_d(f[1], &v[0]) || !parse_d(f[2], &v[1]) ||
         !parse_d(f[3], &v[2]))
@@ -451,21 +560,52 @@ static int read_velocities(DataReader *r, Md *md) {
 
 /* Skips a section of `lines` data lines (another pass reads it). */
 static int skip_lines(DataReader *r, long long lines, const char *section) {
+  int rc;
   for (long long k = 0; k < lines; k++)
-    if (!data_line(r) || is_section(r))
-      return fail(r, FB_EXIT_USAGE,
-                  "the %s section has fewer lines than its count (atoms or types)", section);
+    if (!section_line(r, section, &rc))
+      return rc ? rc
+                : section_fail(r, "the %s section has fewer lines than its count (atoms or types)",
+                               section);
+  return 0;
+}
+
+/* The line below a section name: LAMMPS skips it whatever it holds (a
+ * blank line by the format). md skips it too, with a warning when it is
+ * not blank, and names it if the section then comes out short. */
+static int skip_below_name(DataReader *r, const char *section) {
+  if (!read_line(r))
+    return fail(r, FB_EXIT_USAGE, "the file ends at the %s section's name", section);
+  r->skipped_line = 0;
+  if (!is_blank(r)) {
+    r->skipped_line = r->line;
+    warn(r, "this line, below the %s section's name, is skipped, as LAMMPS skips it", section);
+  }
   return 0;
 }
 
 static int read_sections(DataReader *r, Md *md, int keep, int more) {
   int have_atoms = 0, rc = 0;
   while (more && !rc) {
-    char section[64] = "", *f[4];
-    char copy[1024];
-    snprintf(copy, sizeof copy, "%s", r->buf);
-    int n = fields(copy, f, 4);
-    snprintf(section, sizeof section, "%s%s%s", f[0], n > 1 ? " " : "", n > 1 ? f[1] : "");
+    /* the name is the line without its comment, trimmed, as LAMMPS takes it */
+    char section[64], style[32] = "";
+    const char *name = r->buf + strspn(r->buf, " \t");
+    int len = (int)strlen(name);
+    while (len && isspace((unsigned char)name[len - 1])) len--;
+    snprintf(section, sizeof section, "%.*s", len, name);
+    if (!strcmp(section, "Atoms") && sscanf(r->comment, " %31s", style) == 1 &&
+        strcmp(style, "atomic"))
+      warn(r,
+           "Atoms # %s: read as atom_style atomic ('id type x y z [ix iy iz]'), as LAMMPS reads "
+           "it under atom_style atomic",
+           style);
+    if (!strcmp(section, "Atoms") && have_atoms)
+      return fail(r, FB_EXIT_USAGE, "a second Atoms section%s", "");
+    if (!strcmp(section, "Velocities") && !have_atoms)
+      return fail(r, FB_EXIT_USAGE, "Velocities before Atoms%s", "");
+    if (one_of(section, (const char *const[]){"Masses", "Pair Coeffs", "PairIJ Coeffs", "Atoms",
+                                              "Velocities", NULL}) &&
+        (rc = skip_below_name(r, section)))
+      return rc;
     if (!strcmp(section, "Masses"))
       rc = keep ? skip_lines(r, r->ntypes, "Masses") : read_masses(r, md);
     else if (!strcmp(section, "Pair Coeffs"))
@@ -473,13 +613,11 @@ static int read_sections(DataReader *r, Md *md, int keep, int more) {
     else if (!strcmp(section, "PairIJ Coeffs"))
       rc = keep ? skip_lines(r, r->ntypes * (r->ntypes + 1) / 2, "PairIJ Coeffs")
                 : read_pair_coeffs(r, md, 1);
-    else if (!strcmp(f[0], "Atoms") && n == 1) {
-      if (have_atoms) return fail(r, FB_EXIT_USAGE, "a second Atoms section%s", "");
+    else if (!strcmp(section, "Atoms")) {
       rc = read_atoms(r, md, keep);
       if (!rc && !keep) rc = number_ids(r, md);
       have_atoms = 1;
-    } else if (!strcmp(f[0], "Velocities") && n == 1) {
-      if (!have_atoms) return fail(r, FB_EXIT_USAGE, "Velocities before Atoms%s", "");
+    } else if (!strcmp(section, "Velocities")) {
       rc = keep ? read_velocities(r, md) : skip_lines(r, r->natoms, "Velocities");
     } else {
       return fail(
@@ -506,18 +644,12 @@ static int read_sections(DataReader *r, Md *md, int keep, int more) {
 }
 
 int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size_t errlen) {
-  DataReader r = {fmemopen((void *)text, len ? len : 1, "r"),
-                  md->data_file,
-                  0,
-                  "",
-                  "",
-                  err,
-                  errlen,
-                  0,
-                  0,
-                  NULL,
-                  NULL,
-                  NULL};
+  DataReader r = {.f = fmemopen((void *)text, len ? len : 1, "r"),
+                  .path = md->data_file,
+                  .err = err,
+                  .errlen = errlen,
+                  .warning = keep ? NULL : md->data_warning,
+                  .warnlen = sizeof md->data_warning};
   if (!r.f) return snprintf(err, errlen, "%s: cannot read", md->data_file), FB_EXIT_RUNTIME;
   int more = 0, rc = FB_EXIT_USAGE;
   if (!len || !fgets(r.buf, sizeof r.buf, r.f)) {
@@ -552,6 +684,7 @@ int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size
     goto out;
   }
   rc = read_sections(&r, md, keep, more);
+  if (!keep) md->data_warnings = r.warnings;
 out:
   free(r.seen);
   free(r.slot);

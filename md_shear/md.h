@@ -269,6 +269,10 @@ typedef struct {
    * distinct positive ids), ascending: atom k (1..N) inside md is the k-th
    * of them, and every output names it tags[k - 1]. NULL: the ids are 1..N. */
   long long *tags;
+  /* Data file lines read as LAMMPS reads them but likely not meant so (the
+   * first, and how many), printed by rank 0 as a warning. */
+  char data_warning[FB_MSG_LEN];
+  int data_warnings;
   double mass[MD_MAX_TYPES]; /* the masses used */
   double mass_deck[MD_MAX_TYPES], mass_data[MD_MAX_TYPES];
   int mass_deck_given, mass_data_given, mass_override;

@@ -553,6 +553,9 @@ static void setup_box(FbContext *ctx, Md *md, const char *data, size_t data_len)
     lattice_box(md);
   }
   fb_agree(ctx, rc, err);
+  if (md->data_warnings && ctx->rank == 0 && !ctx->common.quiet)
+    fprintf(stderr, "%s: warning: %s (%d such line%s in the file)\n", ctx->program,
+            md->data_warning, md->data_warnings, md->data_warnings > 1 ? "s" : "");
   for (int d = 0; d < 3; d++) { /* LAMMPS: set_initial_box */
     md->small[d] = MD_SHRINK_SMALL * md->prd[d];
     md->simlo[d] = md->boxlo[d];

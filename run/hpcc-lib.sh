@@ -3,6 +3,8 @@
 #   hpcc_run NP N NB P Q   -> sets HPCC_OUT to the hpccoutf.txt path
 #                             (HPCC_BIN: the binary, Debian's hpcc by default)
 #   hpcc_value NAME        -> a NAME=value line of hpcc's summary
+#   hpcc_array_size        -> the STREAM arrays' length hpcc printed
+#   hpcc_version           -> the benchmark version hpcc printed (e.g. 1.5.0)
 #   hpcc_build_stream SRC DIR CC CFLAGS -> builds hpcc from its source tree
 #                             SRC in DIR with every section but StarSTREAM
 #                             switched off (DIR/hpcc; 0 on success)
@@ -23,6 +25,8 @@ hpcc_run() {
   [ -s "$HPCC_OUT" ]
 }
 hpcc_value() { sed -n "s/^$1=//p" "$HPCC_OUT" | head -n 1; }
+hpcc_array_size() { sed -n 's/^Array size = \([0-9]*\).*/\1/p' "$HPCC_OUT" | head -n 1; }
+hpcc_version() { sed -n 's/.*Benchmark version \([0-9][0-9.]*\).*/\1/p' "$HPCC_OUT" | head -n 1; }
 # hpcc's main() reads its input (HPCC_Init), then runs each section whose
 # params.Run* flag is set; one line after the flags are set (where main
 # takes params.outFname) clears all but RunStarStream. Nothing else of

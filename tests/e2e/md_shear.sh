@@ -335,17 +335,51 @@ layout dup '9 1 1.0 1.0 1.0\n5 1 2.1 1.0 1.0\n12 1 1.0 2.1 1.0\n5 1 1.0 1.0 2.1\
 layout zero '0 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n'
 layout none ''
 sed -i 's/^4 atoms$/0 atoms/' "$MDT/none.data"
+layout blank '1 1 1.0 1.0 1.0\n\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.5\n'
+layout mixed '1 1 1.0 1.0 1.0 0 0 0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.5\n'
+layout hex '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 0x1p1\n'
+layout ellipsoids '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.5\n' '0 ellipsoids'
+sed '15d' "$MDT/ref.data" >"$MDT/unskipped.data" # the atoms right below "Atoms"
+sed "s#$MDT/ref.data#$MDT/unskipped.data#" "$MDT/ref.ini" >"$MDT/unskipped.ini"
 for c in "s_out:$MDT/s_out.data:19: atom 4 is outside the box (a non-periodic dimension)" \
          "f_hi:$MDT/f_hi.data:19: atom 4 is outside the box (a non-periodic dimension)" \
          "far:$MDT/far.data:19: atom 4 is more than 10000 box lengths outside the box" \
          "tilt:$MDT/tilt.data:9: triclinic boxes are not supported" \
          "dup:$MDT/dup.data:19: atom id 5 appears twice" \
          "zero:$MDT/zero.data:16: atom id 0 is not a positive integer" \
-         "none:$MDT/none.data:10: the header declares 0 atoms"; do
+         "none:$MDT/none.data:10: the header declares 0 atoms" \
+         "blank:$MDT/blank.data:17: a blank or comment line inside the Atoms section" \
+         "mixed:$MDT/mixed.data:17: this Atoms line has 5 columns and the first 8" \
+         "hex:$MDT/hex.data:19: expected 'id type x y z [ix iy iz]'" \
+         "ellipsoids:$MDT/ellipsoids.data:9: 'ellipsoids' in the header: LAMMPS allows it only with" \
+         "unskipped:$MDT/unskipped.data:18: truncated: the Atoms section ends after 3 of 4 atoms (line 15, below the section name, is skipped as LAMMPS skips it"; do
   layout_case=${c%%:*} want=${c#*:}
   expect_exit "md read_data refuses $layout_case as LAMMPS does" 2 20 2 $MD -i "$MDT/$layout_case.ini"
   check "md read_data $layout_case: the error says '${want#"$MDT/"}'" grep -qF "md: error: $want" "$OUT_FILE"
 done
+
+# The syntax read_data takes (Debian's lmp reads both files below to the
+# same numbers): header lines matched by their first words, what follows
+# ignored; words after a mass; "N extra ... per atom" anywhere in a line;
+# another style named after "Atoms #" read as atomic, and the line below a
+# section name skipped whatever it holds, both with a warning (LAMMPS
+# 20220106 gives none).
+sed -e 's/^4 atoms$/4 atoms in this cell/' -e 's/^1 atom types$/1 atom types (argon)/' \
+  -e 's/ xlo xhi$/ xlo xhi sigma/' -e 's/^1 1.0$/1 1.0 Ar/' \
+  -e '/ zlo zhi$/a 0 (none) extra bond per atom' "$MDT/ref.data" >"$MDT/words.data"
+sed -e 's/^Atoms # atomic$/Atoms # charge/' -e '15s/^$/id type x y z/' "$MDT/ref.data" >"$MDT/warned.data"
+for layout_case in words warned; do
+  sed "s#$MDT/ref.data#$MDT/$layout_case.data#" "$MDT/ref.ini" >"$MDT/$layout_case.ini"
+  rm -f "$MDT/$layout_case.jsonl"
+  mpi 2 $MD -i "$MDT/$layout_case.ini" --json "$MDT/$layout_case.jsonl"; rc=$?
+  cp "$OUT_FILE" "$MDT/$layout_case.out"
+  same=$(thermo_same "$MDT/ref.jsonl" "$MDT/$layout_case.jsonl" 0 2>/dev/null | cut -d' ' -f1)
+  check "md read_data $layout_case: the thermo of the plain file (exit $rc, same: ${same:-no record})" \
+    [ "$rc" = 0 ] && [ "$same" = true ]
+done
+check "md read_data words: no warning" sh -c "! grep -q warning '$MDT/words.out'"
+check "md read_data warned: one warning (rank 0), with the first line and the count" \
+  sh -c "[ \$(grep -c 'warning' '$MDT/warned.out') = 1 ] && grep -qF 'md: warning: $MDT/warned.data:14: Atoms # charge: read as atom_style atomic' '$MDT/warned.out' && grep -qF '(2 such lines in the file)' '$MDT/warned.out'"
 
 # An EAM file whose cutoff lies past its r table: LAMMPS reads it (the
 # pairs past the table take its last knot's values; lammps_cases.py's

@@ -679,6 +679,24 @@ reset_timestep = 0
 steps = 3000
 """,
     },
+    # the same system in a file written with the syntax read_data takes
+    # beyond write_data's (held_out_syntax below)
+    "held_out_syntax": {
+        "transform": "held_out_syntax",
+        "make": lj_lattice(2) + """mass 1 1.0
+mass 2 1.7
+set type 1 type/fraction 2 0.35 8642
+velocity all create 0.3 24680 loop geom
+displace_atoms all random 0.02 0.02 0.02 97
+write_data case.data
+""",
+        "run": LJ_READ_PERIODIC + """pair_coeff 1 1 1.0 1.0
+pair_coeff 2 2 0.9 1.1
+""" + RUN_COMMON + lj_nve_run(),
+        "deck": lj_deck("p p p") + """pair_coeff = 1 1 1.0 1.0
+pair_coeff = 2 2 0.9 1.1
+""" + lj_nve_deck(),
+    },
 }
 
 def held_out_layout(path):
@@ -712,7 +730,42 @@ def held_out_layout(path):
     open(path, "w").write("\n".join(lines) + "\n")
 
 
-TRANSFORMS = {"held_out_layout": held_out_layout}
+def held_out_syntax(path):
+    """Rewrites write_data's file in syntax LAMMPS's read_data also takes:
+    words after each header line's keywords, an "extra ... per atom" line
+    that starts with its count, element names after the masses, another
+    style named after "Atoms #" (LAMMPS reads it as atomic),
+    comment lines between sections, and a line of text (not blank) below
+    "Atoms" and "Velocities", which read_data skips. md must read it all
+    to LAMMPS's numbers."""
+    out, section = [], None
+    for line in open(path).read().splitlines():
+        words = line.split()
+        if words[:1] in (["Masses"], ["Atoms"], ["Velocities"]):
+            section = words[0]
+        if section is None and words[1:2] == ["atoms"]:
+            line += " in the periodic cell"
+        elif section is None and words[1:3] == ["atom", "types"]:
+            out.append(line + " (A and B)")
+            line = "0 (none) extra bond per atom"
+        elif section is None and words[2:3] and words[2].endswith("lo"):
+            line += " sigma"
+        elif section == "Masses" and len(words) == 2:
+            line += " " + "AB"[int(words[0]) - 1]
+        elif words[:1] == ["Atoms"]:
+            out += ["# the atoms, then their velocities", ""]
+            line = "Atoms # charge"
+        elif out and out[-1].split()[:1] in (["Atoms"], ["Velocities"]) and not words:
+            line = "id and the rest"
+        out.append(line)
+    text = "\n".join(out) + "\n"
+    for want in (" atoms in the periodic cell", "(A and B)", "extra bond per atom", " sigma",
+                 "1.7 B", "Atoms # charge\nid and the rest", "Velocities\nid and the rest"):
+        assert want in text, "the case needs " + want
+    open(path, "w").write(text)
+
+
+TRANSFORMS = {"held_out_layout": held_out_layout, "held_out_syntax": held_out_syntax}
 
 DUMP_DECK = """[output]
 dump = {dir}/md_first.dump
