@@ -266,7 +266,8 @@ static int read_header(DataReader *r, Md *md, int *more) {
     for (int k = 0; extra[k]; k++) is_extra |= strstr(r->buf, extra[k]) != NULL;
     if (counted && n >= 3 && !strcmp(f[1], "atom") && !strcmp(f[2], "types")) {
       if (count < 1 || count > MD_MAX_TYPES)
-        return fail(r, FB_EXIT_USAGE, "'atom types' must be 1 to %s", MD_MAX_TYPES_TEXT);
+        return fail(r, FB_EXIT_USAGE, "'atom types' must be 1 to %s (md's limit)",
+                    MD_MAX_TYPES_TEXT);
       r->ntypes = (int)count;
     } else if (counted && !strcmp(f[1], "atoms")) {
       r->natoms = count;

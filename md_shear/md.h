@@ -10,7 +10,7 @@
 
 enum { PH_PAIR, PH_NEIGH, PH_COMM, PH_REDUCTIONS, PH_OUTPUT, PH_OTHER, PH_COUNT };
 
-#define MD_MAX_TYPES        8
+#define MD_MAX_TYPES        32 /* atom types (LAMMPS has no limit) */
 #define MD_MAX_GROUPS       16 /* bit g of an atom's mask; group 0 is "all" */
 #define MD_MAX_COMPUTES     8
 #define MD_MAX_STAGES       8  /* LAMMPS "run" commands: [run1] ... [run8] */

@@ -338,6 +338,8 @@ sed -i 's/^4 atoms$/0 atoms/' "$MDT/none.data"
 layout blank '1 1 1.0 1.0 1.0\n\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.5\n'
 layout mixed '1 1 1.0 1.0 1.0 0 0 0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.5\n'
 layout hex '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 0x1p1\n'
+layout types33 '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.5\n'
+sed -i 's/^1 atom types$/33 atom types/' "$MDT/types33.data"
 layout ellipsoids '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.5\n' '0 ellipsoids'
 sed '15d' "$MDT/ref.data" >"$MDT/unskipped.data" # the atoms right below "Atoms"
 sed "s#$MDT/ref.data#$MDT/unskipped.data#" "$MDT/ref.ini" >"$MDT/unskipped.ini"
@@ -357,6 +359,10 @@ for c in "s_out:$MDT/s_out.data:19: atom 4 is outside the box (a non-periodic di
   expect_exit "md read_data refuses $layout_case as LAMMPS does" 2 20 2 $MD -i "$MDT/$layout_case.ini"
   check "md read_data $layout_case: the error says '${want#"$MDT/"}'" grep -qF "md: error: $want" "$OUT_FILE"
 done
+# a limit of md's where LAMMPS has none: 32 atom types
+expect_exit "md read_data refuses 33 atom types (md's limit, named)" 2 20 2 $MD -i "$MDT/types33.ini"
+check "md read_data types33: the error says 'types33.data:4: 'atom types' must be 1 to 32 (md's limit)'" \
+  grep -qF "md: error: $MDT/types33.data:4: 'atom types' must be 1 to 32 (md's limit)" "$OUT_FILE"
 
 # The syntax read_data takes (Debian's lmp reads both files below to the
 # same numbers): header lines matched by their first words, what follows

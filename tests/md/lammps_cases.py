@@ -143,6 +143,7 @@ create_atoms 1 box
 """ % types
 
 
+TYPES12_COEFFS = "pair_coeff {t} {t} {eps:.2f} {sig:.2f}\n"
 # the periodic LJ cases' run input up to their coefficients
 LJ_READ_PERIODIC = """units lj
 atom_style atomic
@@ -678,6 +679,20 @@ thermo_temp = new2d
 reset_timestep = 0
 steps = 3000
 """,
+    },
+    # twelve atom types (md takes up to 32), each with its own mass and
+    # coefficients, mixed geometrically
+    "types12": {
+        "make": lj_lattice(12) + "".join("mass %d %.2f\n" % (t, 0.6 + 0.1 * t) for t in range(1, 13))
+        + "".join("set type 1 type/fraction %d %.3f %d\n" % (t, 1.0 / (14 - t), 1000 + t) for t in range(2, 13))
+        + """velocity all create 0.3 97531 loop geom
+displace_atoms all random 0.02 0.02 0.02 53
+write_data case.data
+""",
+        "run": LJ_READ_PERIODIC + "".join(TYPES12_COEFFS.format(t=t, eps=0.8 + 0.03 * t, sig=0.95 + 0.01 * t)
+                                          for t in range(1, 13)) + RUN_COMMON + lj_nve_run(),
+        "deck": lj_deck("p p p") + "".join("pair_coeff = %d %d %.2f %.2f\n" % (t, t, 0.8 + 0.03 * t, 0.95 + 0.01 * t)
+                                           for t in range(1, 13)) + lj_nve_deck(),
     },
     # the same system in a file written with the syntax read_data takes
     # beyond write_data's (held_out_syntax below)
