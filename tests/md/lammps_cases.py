@@ -143,7 +143,8 @@ create_atoms 1 box
 """ % types
 
 
-TYPES12_COEFFS = "pair_coeff {t} {t} {eps:.2f} {sig:.2f}\n"
+
+
 # the periodic LJ cases' run input up to their coefficients
 LJ_READ_PERIODIC = """units lj
 atom_style atomic
@@ -236,6 +237,34 @@ neigh_check = true
     }
 
 
+def lj_pair_coeffs(coeffs, deck=False):
+    """pair_coeff lines for {(i, j): (epsilon, sigma)}: LAMMPS's, or md's deck keys."""
+    fmt = "pair_coeff = %d %d %.2f %.2f\n" if deck else "pair_coeff %d %d %.2f %.2f\n"
+    return "".join(fmt % (i, j, eps, sig) for (i, j), (eps, sig) in coeffs.items())
+
+
+TYPES12_COEFFS = {(t, t): (0.8 + 0.03 * t, 0.95 + 0.01 * t) for t in range(1, 13)}
+
+
+def held_out_case(transform, make_extra, velocity_seed, displace_seed):
+    """A two-type periodic LJ case whose write_data file `transform`
+    rewrites as LAMMPS reads but never writes one (make_extra: LAMMPS
+    commands after the types are set)."""
+    coeffs = {(1, 1): (1.0, 1.0), (2, 2): (0.9, 1.1)}
+    return {
+        "transform": transform,
+        "make": lj_lattice(2) + """mass 1 1.0
+mass 2 1.7
+set type 1 type/fraction 2 0.35 8642
+""" + make_extra + """velocity all create 0.3 %d loop geom
+displace_atoms all random 0.02 0.02 0.02 %d
+write_data case.data
+""" % (velocity_seed, displace_seed),
+        "run": LJ_READ_PERIODIC + lj_pair_coeffs(coeffs) + RUN_COMMON + lj_nve_run(),
+        "deck": lj_deck("p p p") + lj_pair_coeffs(coeffs, deck=True) + lj_nve_deck(),
+    }
+
+
 CASES = {
     # three types, masses 1 / 2 / 0.5, coefficients from the data file's
     # Pair Coeffs, mixed geometrically for the pairs not given; plain truncation
@@ -260,23 +289,8 @@ write_data case.data
     # below): ids with gaps (atoms deleted), the Atoms lines in reverse order,
     # some atoms one or two box lengths outside the periodic box (read_data
     # wraps them), and a zero-tilt "xy xz yz" line
-    "held_out_layout": {
-        "transform": "held_out_layout",
-        "make": lj_lattice(2) + """mass 1 1.0
-mass 2 1.7
-set type 1 type/fraction 2 0.35 8642
-delete_atoms porosity box 0.12 482793 compress no
-velocity all create 0.3 13579 loop geom
-displace_atoms all random 0.02 0.02 0.02 31
-write_data case.data
-""",
-        "run": LJ_READ_PERIODIC + """pair_coeff 1 1 1.0 1.0
-pair_coeff 2 2 0.9 1.1
-""" + RUN_COMMON + lj_nve_run(),
-        "deck": lj_deck("p p p") + """pair_coeff = 1 1 1.0 1.0
-pair_coeff = 2 2 0.9 1.1
-""" + lj_nve_deck(),
-    },
+    "held_out_layout": held_out_case("held_out_layout", "delete_atoms porosity box 0.12 482793 compress no\n",
+                                     13579, 31),
     # arithmetic mixing, shifted, coefficients only in the input (the data
     # file has none), one cross pair given with its own cutoff
     "types3_arithmetic_shift": {
@@ -689,29 +703,12 @@ steps = 3000
 displace_atoms all random 0.02 0.02 0.02 53
 write_data case.data
 """,
-        "run": LJ_READ_PERIODIC + "".join(TYPES12_COEFFS.format(t=t, eps=0.8 + 0.03 * t, sig=0.95 + 0.01 * t)
-                                          for t in range(1, 13)) + RUN_COMMON + lj_nve_run(),
-        "deck": lj_deck("p p p") + "".join("pair_coeff = %d %d %.2f %.2f\n" % (t, t, 0.8 + 0.03 * t, 0.95 + 0.01 * t)
-                                           for t in range(1, 13)) + lj_nve_deck(),
+        "run": LJ_READ_PERIODIC + lj_pair_coeffs(TYPES12_COEFFS) + RUN_COMMON + lj_nve_run(),
+        "deck": lj_deck("p p p") + lj_pair_coeffs(TYPES12_COEFFS, deck=True) + lj_nve_deck(),
     },
     # the same system in a file written with the syntax read_data takes
     # beyond write_data's (held_out_syntax below)
-    "held_out_syntax": {
-        "transform": "held_out_syntax",
-        "make": lj_lattice(2) + """mass 1 1.0
-mass 2 1.7
-set type 1 type/fraction 2 0.35 8642
-velocity all create 0.3 24680 loop geom
-displace_atoms all random 0.02 0.02 0.02 97
-write_data case.data
-""",
-        "run": LJ_READ_PERIODIC + """pair_coeff 1 1 1.0 1.0
-pair_coeff 2 2 0.9 1.1
-""" + RUN_COMMON + lj_nve_run(),
-        "deck": lj_deck("p p p") + """pair_coeff = 1 1 1.0 1.0
-pair_coeff = 2 2 0.9 1.1
-""" + lj_nve_deck(),
-    },
+    "held_out_syntax": held_out_case("held_out_syntax", "", 24680, 97),
 }
 
 def held_out_layout(path):
