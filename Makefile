@@ -21,7 +21,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(OPENMP_FLAGS) $(SAN_FLAGS)
 COMMON_SRC := $(wildcard common/*.c)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libfabricbench.a
-COMMON_LIBS = $(INIH_LIBS) -lm -lpthread
+COMMON_LIBS = $(INIH_LIBS) $(ZLIB_LIBS) -lm -lpthread
 
 .PHONY: all check clean quickstart memcheck fuzzers print-cflags print-arch-flags print-mpicc FORCE
 all: $(BINS)
@@ -39,12 +39,12 @@ $(BUILD)/common/build_info.o: $(BUILD)/build_info.h
 # SANITIZE=..., CFLAGS=...), so no object of another build is linked in.
 $(BUILD)/config.stamp: FORCE
 	@mkdir -p $(BUILD)
-	@echo "$(MPICC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(INIH_CFLAGS) $(foreach a,$(PRESENT),$(EXTRA_CFLAGS_$(call app_dir,$(a))) $(LIBS_$(call app_dir,$(a))))" > $@.new
+	@echo "$(MPICC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(INIH_CFLAGS) $(ZLIB_CFLAGS) $(foreach a,$(PRESENT),$(EXTRA_CFLAGS_$(call app_dir,$(a))) $(LIBS_$(call app_dir,$(a))))" > $@.new
 	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
 
 $(BUILD)/%.o: %.c $(BUILD)/config.stamp | $(BUILD)/build_info.h
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ALL_CFLAGS) $(INIH_CFLAGS) $(EXTRA_CFLAGS_$(firstword $(subst /, ,$*))) $(FILE_CFLAGS_$*) -c $< -o $@
+	$(MPICC) $(ALL_CFLAGS) $(INIH_CFLAGS) $(ZLIB_CFLAGS) $(EXTRA_CFLAGS_$(firstword $(subst /, ,$*))) $(FILE_CFLAGS_$*) -c $< -o $@
 
 $(LIB): $(COMMON_OBJ)
 	$(AR) rcs $@ $^
@@ -76,7 +76,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 10
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fopenmp -std=c11 -D_GNU_SOURCE \
-             -I common -I $(BUILD) $(INIH_CFLAGS)
+             -I common -I $(BUILD) $(INIH_CFLAGS) $(ZLIB_CFLAGS)
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_EXTRA_fuzz_hpldat = hpl_lite/setup.c hpl_lite/matrix.c hpl_lite/hpl_comm.c $(OPENBLAS_CFLAGS) $(OPENBLAS_LIBS)
 FUZZ_EXTRA_fuzz_mddata = md_shear/data.c
@@ -84,7 +84,7 @@ FUZZ_EXTRA_fuzz_eam = md_shear/potential.c
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(BUILD)/build_info.h
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(FUZZ_CC) MPICH_CC=$(FUZZ_CC) $(MPICC) $(FUZZ_FLAGS) $< $(COMMON_SRC) \
-	  $(FUZZ_EXTRA_$*) $(INIH_LIBS) -lm -lpthread -o $@
+	  $(FUZZ_EXTRA_$*) $(INIH_LIBS) $(ZLIB_LIBS) -lm -lpthread -o $@
 fuzzers: $(FUZZERS)
 
 # Sanitizer builds: a dlclose() that keeps libraries loaded, preloaded into

@@ -36,3 +36,6 @@ endif
 
 INIH_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags inih 2>/dev/null)
 INIH_LIBS ?= $(shell $(PKG_CONFIG) --libs inih 2>/dev/null || echo -linih)
+# zlib: input files named *.gz (LAMMPS data files, as read_data takes them)
+ZLIB_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
+ZLIB_LIBS ?= $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)

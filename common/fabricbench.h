@@ -226,7 +226,8 @@ int fb_write_file_atomic(const char *path, const char *data, size_t len);
 int fb_append_line(const char *path, const char *text);
 /* Rank 0 reads the file and broadcasts it; every rank gets the same bytes
  * (NUL-terminated, to free()) or exits 2 with one line naming `what` (may be
- * NULL) and the file. Collective. */
+ * NULL) and the file. A name ending in ".gz" is read through zlib (its
+ * uncompressed bytes). Collective. */
 char *fb_read_input(FbContext *ctx, const char *what, const char *path, size_t *len_out);
 
 /* ------------------------------------------------------------------- timers */

@@ -28,6 +28,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* Room a temporary name needs beyond the target's own: ".NAME.tmp.PID". */
 #define FB_TEMP_EXTRA 24
@@ -265,17 +266,41 @@ int fb_input_problem(const char *path, char *why, size_t len) {
   return 0;
 }
 
-/* Rank 0's side: the file's bytes, or a code and a message. */
+/* A name ending in ".gz": read through zlib, as LAMMPS's read_data reads
+ * such a data file (through gzip -d). */
+static int gzip_name(const char *path) {
+  size_t n = strlen(path);
+  return n > 3 && !strcmp(path + n - 3, ".gz");
+}
+
+/* Reads up to want bytes of f (a FILE, or a gzFile for a .gz name) into to:
+ * the count, or -1 on an error. */
+static long long read_some(void *f, int gz, char *to, size_t want) {
+  if (!gz) {
+    size_t got = fread(to, 1, want, f);
+    return ferror((FILE *)f) ? -1 : (long long)got;
+  }
+  return gzread(f, to, want > INT_MAX ? INT_MAX : (unsigned)want);
+}
+
+/* Rank 0's side: the file's bytes (a .gz file's uncompressed), or a code and
+ * a message. */
 static int read_whole(const char *path, char **buf, size_t *len, char *why, size_t wlen) {
   int code = fb_input_problem(path, why, wlen);
   if (code) return code;
-  FILE *f = fopen(path, "rb");
+  int gz = gzip_name(path);
+  void *f = gz ? (void *)gzopen(path, "rb") : (void *)fopen(path, "rb");
   if (!f) return snprintf(why, wlen, "%s: cannot read: %s", path, strerror(errno)), FB_EXIT_USAGE;
   size_t cap = 1 << 16, n = 0;
   char *b = malloc(cap + 1);
+  int failed = 0;
   while (b) {
-    size_t got = fread(b + n, 1, cap - n, f);
-    n += got;
+    long long got = read_some(f, gz, b + n, cap - n);
+    if (got < 0) {
+      failed = 1;
+      break;
+    }
+    n += (size_t)got;
     if (n < cap) break;
     char *bigger = realloc(b, 2 * cap + 1);
     if (!bigger) {
@@ -286,11 +311,16 @@ static int read_whole(const char *path, char **buf, size_t *len, char *why, size
     b = bigger;
     cap *= 2;
   }
-  int failed = ferror(f);
-  fclose(f);
+  /* zlib reads a file that is not gzip data as it is: LAMMPS's gzip -d refuses it */
+  int not_gzip = gz && gzdirect(f);
+  if (gz ? gzclose(f) != Z_OK : fclose(f) != 0) failed = 1;
   if (!b) return snprintf(why, wlen, "%s: out of memory reading it", path), FB_EXIT_RUNTIME;
-  if (failed) {
+  if (failed || not_gzip) {
     free(b);
+    if (not_gzip)
+      return snprintf(why, wlen, "%s: not gzip data (its name ends in .gz)", path), FB_EXIT_USAGE;
+    if (gz)
+      return snprintf(why, wlen, "%s: the gzip data is damaged or cut short", path), FB_EXIT_USAGE;
     return snprintf(why, wlen, "%s: read error", path), FB_EXIT_USAGE;
   }
   b[n] = '\0';

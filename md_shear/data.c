@@ -90,7 +90,9 @@ typedef struct {
   FILE *f;
   const char *path;
   int line;
-  char buf[1024], comment[64]; /* the line without its comment, and the comment */
+  char *buf;        /* the line without its comment (getline's: any length) */
+  size_t cap;       /* buf's size */
+  char comment[64]; /* the comment, for the style named after "Atoms #" */
   char *err;
   size_t errlen;
   int ntypes;
@@ -135,7 +137,7 @@ static void warn(DataReader *r, const char *fmt, const char *what) {
 
 /* The next line with its comment removed (kept in comment); 0 at the end. */
 static int read_line(DataReader *r) {
-  if (!fgets(r->buf, sizeof r->buf, r->f)) return 0;
+  if (getline(&r->buf, &r->cap, r->f) < 0) return 0;
   r->line++;
   r->comment[0] = '\0';
   char *hash = strchr(r->buf, '#');
@@ -257,13 +259,13 @@ static int read_header(DataReader *r, Md *md, int *more) {
   r->natoms = -1;
   r->ntypes = 0;
   for (*more = data_line(r); *more && !is_section(r); *more = data_line(r)) {
-    char copy[1024], *f[8];
-    snprintf(copy, sizeof copy, "%s", r->buf);
-    int n = fields(copy, f, 8);
+    char *f[8];
+    int is_extra = 0; /* before fields() splits the line */
+    for (int k = 0; extra[k]; k++) is_extra |= strstr(r->buf, extra[k]) != NULL;
+    int n = fields(r->buf, f, 8);
     long long count = 0;
     double lo, hi;
-    int counted = n >= 2 && parse_count(f[0], &count), is_extra = 0;
-    for (int k = 0; extra[k]; k++) is_extra |= strstr(r->buf, extra[k]) != NULL;
+    int counted = n >= 2 && parse_count(f[0], &count);
     if (counted && n >= 3 && !strcmp(f[1], "atom") && !strcmp(f[2], "types")) {
       if (count < 1 || count > MD_MAX_TYPES)
         return fail(r, FB_EXIT_USAGE, "'atom types' must be 1 to %s (md's limit)",
@@ -653,11 +655,10 @@ int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size
                   .warnlen = sizeof md->data_warning};
   if (!r.f) return snprintf(err, errlen, "%s: cannot read", md->data_file), FB_EXIT_RUNTIME;
   int more = 0, rc = FB_EXIT_USAGE;
-  if (!len || !fgets(r.buf, sizeof r.buf, r.f)) {
+  if (!len || !read_line(&r)) { /* the first line is a title */
     rc = fail(&r, FB_EXIT_USAGE, "empty file%s", "");
     goto out;
   }
-  r.line = 1; /* the first line is a title */
   if ((rc = read_header(&r, md, &more))) goto out;
   if (r.natoms > (long long)len / DATA_MIN_ATOM_LINE) {
     char what[96];
@@ -687,6 +688,7 @@ int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size
   rc = read_sections(&r, md, keep, more);
   if (!keep) md->data_warnings = r.warnings;
 out:
+  free(r.buf);
   free(r.seen);
   free(r.slot);
   free(r.ids);

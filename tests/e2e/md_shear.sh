@@ -367,12 +367,15 @@ check "md read_data types33: the error says 'types33.data:4: 'atom types' must b
 # The syntax read_data takes (Debian's lmp reads both files below to the
 # same numbers): header lines matched by their first words, what follows
 # ignored; words after a mass; "N extra ... per atom" anywhere in a line;
+# lines of any length;
 # another style named after "Atoms #" read as atomic, and the line below a
 # section name skipped whatever it holds, both with a warning (LAMMPS
 # 20220106 gives none).
+long=$(printf '%05000d' 0) # a title and a comment of 5000 characters (LAMMPS cuts lines at 256)
 sed -e 's/^4 atoms$/4 atoms in this cell/' -e 's/^1 atom types$/1 atom types (argon)/' \
   -e 's/ xlo xhi$/ xlo xhi sigma/' -e 's/^1 1.0$/1 1.0 Ar/' \
-  -e '/ zlo zhi$/a 0 (none) extra bond per atom' "$MDT/ref.data" >"$MDT/words.data"
+  -e '/ zlo zhi$/a 0 (none) extra bond per atom' -e "1s/\$/ $long/" \
+  -e "/^2 1 2.1 1.0 1.0\$/s/\$/ # $long/" "$MDT/ref.data" >"$MDT/words.data"
 sed -e 's/^Atoms # atomic$/Atoms # charge/' -e '15s/^$/id type x y z/' "$MDT/ref.data" >"$MDT/warned.data"
 for layout_case in words warned; do
   sed "s#$MDT/ref.data#$MDT/$layout_case.data#" "$MDT/ref.ini" >"$MDT/$layout_case.ini"
@@ -384,6 +387,22 @@ for layout_case in words warned; do
     [ "$rc" = 0 ] && [ "$same" = true ]
 done
 check "md read_data words: no warning" sh -c "! grep -q warning '$MDT/words.out'"
+# gzipped (a name ending in .gz), as read_data reads it through gzip -d
+gzip -c "$MDT/words.data" >"$MDT/words.data.gz"
+head -c 60 "$MDT/words.data.gz" >"$MDT/cut.data.gz"
+cp "$MDT/ref.data" "$MDT/plain.data.gz"
+for gz in words cut plain; do sed "s#$MDT/ref.data#$MDT/$gz.data.gz#" "$MDT/ref.ini" >"$MDT/${gz}gz.ini"; done
+rm -f "$MDT/wordsgz.jsonl"
+mpi 2 $MD -i "$MDT/wordsgz.ini" --json "$MDT/wordsgz.jsonl"; rc=$?
+same=$(thermo_same "$MDT/ref.jsonl" "$MDT/wordsgz.jsonl" 0 2>/dev/null | cut -d' ' -f1)
+check "md read_data words.data.gz: the thermo of the plain file (exit $rc, same: ${same:-no record})" \
+  [ "$rc" = 0 ] && [ "$same" = true ]
+expect_exit "md read_data: a .gz file cut short refused" 2 20 2 $MD -i "$MDT/cutgz.ini"
+check "md read_data cut.data.gz: the error says the gzip data is damaged or cut short" \
+  grep -qF "md: error: the deck's read_data: $MDT/cut.data.gz: the gzip data is damaged or cut short" "$OUT_FILE"
+expect_exit "md read_data: a plain file named .gz refused, as gzip -d refuses it" 2 20 2 $MD -i "$MDT/plaingz.ini"
+check "md read_data plain.data.gz: the error says not gzip data" \
+  grep -qF "md: error: the deck's read_data: $MDT/plain.data.gz: not gzip data (its name ends in .gz)" "$OUT_FILE"
 check "md read_data warned: one warning (rank 0), with the first line and the count" \
   sh -c "[ \$(grep -c 'warning' '$MDT/warned.out') = 1 ] && grep -qF 'md: warning: $MDT/warned.data:14: Atoms # charge: read as atom_style atomic' '$MDT/warned.out' && grep -qF '(2 such lines in the file)' '$MDT/warned.out'"
 

@@ -18,6 +18,7 @@ LMP_MPIRUN: the launcher of lmp's own MPI, where md runs under another's
 (MPIRUN by default).
 Prints "ok - ..." / "not ok - ..." lines (tests/run-tests counts them) and
 exits 1 when a case fails."""
+import gzip
 import json
 import os
 import re
@@ -707,8 +708,8 @@ write_data case.data
         "deck": lj_deck("p p p") + lj_pair_coeffs(TYPES12_COEFFS, deck=True) + lj_nve_deck(),
     },
     # the same system in a file written with the syntax read_data takes
-    # beyond write_data's (held_out_syntax below)
-    "held_out_syntax": held_out_case("held_out_syntax", "", 24680, 97),
+    # beyond write_data's (held_out_syntax below), gzipped (case.data.gz)
+    "held_out_syntax": dict(held_out_case("held_out_syntax", "", 24680, 97), gzip=True),
 }
 
 def held_out_layout(path):
@@ -888,14 +889,22 @@ def case(name, spec, md, mpirun, lmp_mpirun, work, ranks, max_ranks):
     if not want:
         print("skip - md = LAMMPS %s: md at %s ranks only, over MD_LAMMPS_MAX_RANKS=%d" % (name, spec["ranks"], max_ranks))
         return True
+    run_in, deck = spec["run"].format(**fill), spec["deck"].format(**fill)
+    if spec.get("gzip"):  # both read case.data.gz (LAMMPS through gzip -d)
+        run_in = run_in.replace("read_data case.data\n", "read_data case.data.gz\n")
+        deck = deck.replace("/case.data\n", "/case.data.gz\n")
     open(os.path.join(d, "make.in"), "w").write(spec.get("make", "").format(**fill))
-    open(os.path.join(d, "run.in"), "w").write(spec["run"].format(**fill))
-    open(os.path.join(d, "md.ini"), "w").write(spec["deck"].format(**fill) + DUMP_DECK.format(**fill))
+    open(os.path.join(d, "run.in"), "w").write(run_in)
+    open(os.path.join(d, "md.ini"), "w").write(deck + DUMP_DECK.format(**fill))
     if spec.get("make") and run(["lmp", "-in", "make.in", "-log", "none"], d, os.path.join(d, "make.out")):
         print("not ok - md = LAMMPS %s: lmp could not build the system (%s/make.out)" % (name, d))
         return False
     if spec.get("transform"):
         TRANSFORMS[spec["transform"]](os.path.join(d, "case.data"))
+    if spec.get("gzip"):
+        with open(os.path.join(d, "case.data"), "rb") as plain, gzip.open(os.path.join(d, "case.data.gz"), "wb") as packed:
+            packed.write(plain.read())
+        os.unlink(os.path.join(d, "case.data"))
     lmp_runs = {}
     for np in (1, 2):
         log = os.path.join(d, "lmp%d.out" % np)
