@@ -77,7 +77,7 @@ static void swap_panel_rows(HplMatrix *m, Panel *pn, long long r1, long long r2)
   const HplCase *c = &m->c;
   if (r1 == r2) return;
   int o1 = hpl_owner(r1, c->nb, c->p), o2 = hpl_owner(r2, c->nb, c->p);
-  double tmp[512];
+  double *tmp = m->row;
   if (o1 == m->myrow && o2 == m->myrow) {
     cblas_dswap(pn->jb, panel_row(m, pn, r1), (int)pn->ldw, panel_row(m, pn, r2), (int)pn->ldw);
   } else if (o1 == m->myrow || o2 == m->myrow) {
@@ -93,7 +93,7 @@ static void swap_panel_rows(HplMatrix *m, Panel *pn, long long r1, long long r2)
  * the work buffer. */
 static int factor_distributed(HplMatrix *m, Panel *pn) {
   const HplCase *c = &m->c;
-  double rowbuf[512];
+  double *rowbuf = m->row;
   int singular = 0;
   for (int j = 0; j < pn->jb; j++) {
     long long gj = pn->jk + j;
@@ -258,9 +258,9 @@ static int factor_panel(FbContext *ctx, HplMatrix *m, Panel *pn) {
 /* The rows a panel's pivots move: source[j] is the original row that ends in
  * row jk + j; moved/moved_from list the rows below the block that receive an
  * original block row. Returns the count of moved rows. */
-static int permutation(const Panel *pn, long long *source, long long *moved,
+static int permutation(const Panel *pn, long long *scratch, long long *source, long long *moved,
                        long long *moved_from) {
-  long long rows[1024], content[1024];
+  long long *rows = scratch, *content = scratch + 2 * pn->jb; /* 2 jb each */
   int n = 0;
   for (int j = 0; j < pn->jb; j++) rows[n] = content[n] = pn->jk + j, n++;
   const double *piv = panel_piv(pn);
@@ -290,14 +290,15 @@ static int permutation(const Panel *pn, long long *source, long long *moved,
 static void swap_and_u_distributed(FbContext *ctx, HplMatrix *m, const Panel *pn, long long c0,
                                    int nc, double *u) {
   const HplCase *c = &m->c;
-  long long source[512], moved[512], moved_from[512], need[1024];
-  int nm = permutation(pn, source, moved, moved_from);
+  long long jb = hpl_panel_width(c); /* m->rows: 4 jb for permutation, then these */
+  long long *source = m->rows + 4 * jb, *moved = source + jb, *moved_from = moved + jb,
+            *need = moved_from + jb, *order = need + 2 * jb;
+  int nm = permutation(pn, m->rows, source, moved, moved_from);
   int nneed = 0;
   for (int j = 0; j < pn->jb; j++) need[nneed++] = source[j];
   for (int t = 0; t < nm; t++) need[nneed++] = moved_from[t];
   /* every needed row once, grouped by owner in process-row order */
-  long long order[1024];
-  int counts[4096], displs[4096], n_order = 0;
+  int *counts = m->counts, *displs = m->counts + c->p, n_order = 0;
   for (int pr = 0; pr < c->p; pr++) {
     counts[pr] = 0;
     for (int t = 0; t < nneed; t++) {
@@ -311,7 +312,7 @@ static void swap_and_u_distributed(FbContext *ctx, HplMatrix *m, const Panel *pn
   }
   displs[0] = 0;
   for (int pr = 1; pr < c->p; pr++) displs[pr] = displs[pr - 1] + counts[pr - 1];
-  double *send = u + (long long)pn->jb * nc, *recv = send + (long long)c->nb * 2 * nc;
+  double *send = u + (long long)pn->jb * nc, *recv = send + jb * 2 * nc;
   int ns = 0;
   for (int s = 0; s < n_order; s++) {
     if (hpl_owner(order[s], c->nb, c->p) != m->myrow) continue;
@@ -416,7 +417,8 @@ static void bcast_step(FbContext *ctx, HplMatrix *m, Panel *pn, int side) {
 int hpl_factor(FbContext *ctx, HplMatrix *m) {
   const HplCase *c = &m->c;
   long long nblk = (c->n + c->nb - 1) / c->nb;
-  long long panel_doubles = m->mloc * c->nb + c->nb * c->nb + c->nb;
+  long long jb = hpl_panel_width(c);
+  long long panel_doubles = m->mloc * jb + jb * jb + jb;
   Panel panels[2];
   memset(panels, 0, sizeof panels);
   panels[0].buf = m->work_panel;

@@ -13,7 +13,11 @@ enum { BCAST_RING, BCAST_BINOMIAL };
  * int with room for P*Q. */
 #define HPL_MAX_N    10000000LL
 #define HPL_MAX_GRID (1LL << 20)
-/* BCAST values 0-5 of HPL.dat map to these many variants (ring, binomial). */
+/* NB: any size HPL takes, up to where a panel (local rows x NB) still fits
+ * one MPI message's int count on the grids memory allows (hpl_parse checks
+ * the count itself). */
+#define HPL_MAX_NB 8192
+/* HPL.dat's BCAST values map to these many variants (ring, binomial). */
 #define HPL_BCAST_VARIANTS 2
 /* HPL's acceptance threshold for the scaled residual. */
 #define HPL_THRESHOLD 16.0
@@ -50,6 +54,9 @@ typedef struct {
   double *work_panel, *work_u; /* the two panels' broadcast buffers, U (row-major) */
   double *work_factor;         /* a panel being factored (column-major) */
   long long *piv;              /* global pivot rows of a panel */
+  long long *rows;             /* a panel's row bookkeeping: 11 x hpl_panel_width */
+  double *row;                 /* one row of a panel */
+  int *counts;                 /* 2 x P: a gather's counts and displacements */
 } HplMatrix;
 
 typedef struct {
@@ -72,6 +79,8 @@ long long hpl_local_index(long long g, long long nb, int nprocs);
 int hpl_owner(long long g, long long nb, int nprocs);
 long long hpl_global_index(long long l, long long nb, int iproc, int nprocs);
 double hpl_entry(unsigned long long seed, long long i, long long j);
+/* The widest panel: NB, or N when NB is larger (one block holds it all). */
+long long hpl_panel_width(const HplCase *c);
 size_t hpl_memory_need(const HplCase *c, int myrow, int mycol);
 /* a stride for n doubles: whole cache lines, an odd count of them */
 long long hpl_leading_dimension(long long n);

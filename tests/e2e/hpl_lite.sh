@@ -48,6 +48,10 @@ hpl_big "1x2" 2 -P 1 -Q 2
 first_x=$reference_x reference_x=""
 hpl_big "1x2 again" 2 -P 1 -Q 2
 check "hpl N=2600 NB=64 1x2 twice: the same bits ($first_x, $reference_x)" [ "$first_x" = "$reference_x" ]
+# NB past 512 (GPU runs of HPL use 1024 and more): the panel's bookkeeping is
+# sized by NB, on the column-by-column path (P > 1) and the recursive one
+hpl_big "2x1 NB=1024" 2 -P 2 -Q 1 -b 1024
+hpl_big "1x2 NB=1024" 2 -P 1 -Q 2 -b 1024
 if "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
   OMPI_MCA_btl=tcp,self hpl_big "1x2 over TCP" 2 -P 1 -Q 2
   OMPI_MCA_btl=tcp,self hpl_big "2x2 over TCP" 4 -P 2 -Q 2
@@ -145,11 +149,34 @@ bad_dat() { # NAME LINE-EDIT NEEDLE
 }
 bad_dat "with a word for Ns" '6s/.*/abc Ns/' 'bad.dat:6: expected 2 Ns'
 bad_dat "with 0 NBs" '7s/^2 /0 /' 'bad.dat:7: the number of NBs must be 1 to 20'
-bad_dat "truncated" '15,$d' 'bad.dat:14: the file ends after 14 lines: a standard HPL.dat has 31'
+bad_dat "truncated in the lists" '15,$d' 'bad.dat:14: expected 1 PFACTs'
+bad_dat "truncated in the header" '9,$d' 'bad.dat:8: the file ends before PMAP, the process mapping: a standard HPL.dat has 31 lines'
 bad_dat "with a negative N" '6s/150/-150/' 'bad.dat:6: Ns value -150 is outside 1 to 10000000'
 bad_dat "with a P past an int" '11s/^1 /3000000000 /' 'bad.dat:11: Ps value 3000000000 is outside 1 to 1048576'
 bad_dat "with a Q past an int" '12s/^2 /-2147483649 /' 'bad.dat:12: Q value -2147483649 is outside 1 to 1048576'
-bad_dat "with BCAST 9" '23s/^1 /9 /' 'bad.dat:23: BCASTs value 9 is outside 0 to 5'
+bad_dat "with no panel factorisations" '14s/^1 /0 /' 'bad.dat:14: the number of PFACTs must be 1 to 20'
+bad_dat "with NBMIN 0" '17s/^4 /0 /' "bad.dat:17: NBMINs value 0 is below 1 (HPL's least)"
+bad_dat "with NDIV 1" '19s/^2 /1 /' "bad.dat:19: NDIVs value 1 is below 2 (HPL's least)"
+bad_dat "with DEPTH -1" '25s/^1 /-1 /' "bad.dat:25: DEPTHs value -1 is below 0 (HPL's least)"
+bad_dat "with a word for the threshold" '13s/^16.0 /sixteen /' 'bad.dat:13: the threshold must be a number'
+
+# What HPL's reader takes, hpl's takes too: a threshold of 0 or less (HPL
+# then skips its check; hpl checks against 16 all the same), a PMAP other
+# than 0 or 1 (row-major), a BCAST outside 0-5 (HPL runs it as 1rM: the
+# ring), an NB larger than N and past 512, CRLF line ends, and a file that
+# stops after the DEPTHs (HPL reads its last line again for the rest). The
+# cases run in HPL's order: the grid outermost, then N, then NB.
+sed -e '8s/^16 32 /1024 16/' -e '9s/^0 /2 /' -e '13s/^16.0 /-1.0 /' -e '23s/^1 /9 /' -e '26,$d' \
+  -e 's/$/\r/' inputs/hpl/HPL.dat > "$TMPDIR_T/lenient.dat"
+rm -f "$REC"
+mpi 2 $HPL --dat "$TMPDIR_T/lenient.dat" --json "$REC"; rc=$?
+check "hpl --dat with what HPL's reader takes: 8 cases in HPL's order, all PASS against 16, the ring (exit $rc)" \
+  [ $rc -eq 0 -a "$(json "$REC" '[(d["grid"], d["params"]["N"], d["params"]["NB"], d["validation"]["status"], d["params"]["bcast_used"]) for d in map(json.loads, lines)] == [(g, n, nb, "PASS", "increasing ring") for g in ("1x2", "2x1") for n in (150, 203) for nb in (1024, 16)]')" = true ]
+check "hpl --dat notes a threshold of 0 or less and a file that stops after the DEPTHs" \
+  sh -c "grep -q \"^note: .*lenient.dat:13: threshold -1 would make HPL skip its check: hpl_lite checks against 16 all the same\" '$OUT_FILE' && grep -q '^note: .*lenient.dat: the file ends after line 25' '$OUT_FILE'"
+# a panel of a rank's rows x NB must fit one MPI message (an int count)
+expect_exit "hpl N=10000000 NB=8192 P=1: a panel past an MPI message's count" 2 10 1 $HPL -N 10000000 -b 8192 -P 1 -Q 1
+check "hpl names the panel that is too large for one message" grep -q 'is more than one MPI message can hold' "$OUT_FILE"
 
 rm -f "$REC"
 mpi 2 $HPL --mem-fraction 0.001 -b 32 --json "$REC"

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   if (rc == 0) {
     if (cfg.n_cases < 1 || cfg.n_cases > (int)(sizeof cfg.cases / sizeof cfg.cases[0])) abort();
     for (int i = 0; i < cfg.n_cases; i++)
-      if (cfg.cases[i].n < 1 || cfg.cases[i].nb < 1 || cfg.cases[i].nb > 512 ||
+      if (cfg.cases[i].n < 1 || cfg.cases[i].nb < 1 || cfg.cases[i].nb > HPL_MAX_NB ||
           cfg.cases[i].p < 1 || cfg.cases[i].q < 1)
         abort();
   } else if (!err[0]) {
