@@ -199,10 +199,8 @@ static int fields(char *line, char **out, int max) {
   return n;
 }
 
-/* Numbers as LAMMPS reads them (utils::is_integer and utils::is_double): an
- * optional sign and decimal digits; a real may have a point and an
- * exponent. No hexadecimal, inf or nan (strtod alone would take them). */
-static int decimal_syntax(const char *s, int real) {
+/* No hexadecimal, inf or nan, which strtod alone would take. */
+int md_lammps_number(const char *s, int real) {
   if (*s == '+' || *s == '-') s++;
   size_t digits = strspn(s, DIGITS);
   s += digits;
@@ -222,14 +220,14 @@ static int decimal_syntax(const char *s, int real) {
 }
 
 static int parse_ll(const char *s, long long *v) {
-  if (!decimal_syntax(s, 0)) return 0;
+  if (!md_lammps_number(s, 0)) return 0;
   errno = 0;
   *v = strtoll(s, NULL, 10);
   return !errno;
 }
 
 static int parse_d(const char *s, double *v) {
-  if (!decimal_syntax(s, 1)) return 0;
+  if (!md_lammps_number(s, 1)) return 0;
   *v = strtod(s, NULL);
   return isfinite(*v);
 }

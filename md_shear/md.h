@@ -67,6 +67,7 @@ typedef struct {
   int elem_of_type[MD_MAX_TYPES];
   double file_mass[MD_MAX_TYPES]; /* per element, from the file */
   char element[MD_MAX_TYPES][16];
+  char note[FB_MSG_LEN]; /* a warning about the file (units converted), printed once */
 } MdPotential;
 
 /* Atoms: owned first (n_local), then ghosts (n_ghost). group: a bit mask of
@@ -389,6 +390,9 @@ void md_resplit(FbContext *ctx, Md *md);
 void md_split_data_atoms(Md *md);
 int md_add_atom(Md *md, long long id, int type, const double x[3], const double v[3]);
 int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size_t errlen);
+/* A number as LAMMPS reads one (utils::is_integer, or is_double when real):
+ * an optional sign and decimal digits, a real's point and exponent. */
+int md_lammps_number(const char *s, int real);
 /* The id that the data file (and so every output) gives atom id (1..N). */
 static inline long long md_tag(const Md *md, long long id) {
   return md->tags ? md->tags[id - 1] : id;

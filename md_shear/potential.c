@@ -4,6 +4,7 @@
 #include "md.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,39 +152,181 @@ static MdSpline *spline_table(const double *f, int n, double delta) {
   return s;
 }
 
+/* An EAM file read as LAMMPS's PotentialFileReader reads it (29 Sep 2021,
+ * Debian's lmp): the comment lines at the top are skipped whole; then '#'
+ * starts a comment anywhere; a header record (next_values) is the next line
+ * with words, joined with the lines after it until it holds as many words as
+ * the record needs; a table (next_dvector) takes values line after line,
+ * blank lines included, and drops what is left of its last line; numbers in
+ * decimal syntax only (utils::is_integer and is_double). */
 typedef struct {
   FILE *f;
   const char *path;
   int line;
+  char *buf; /* the current line, its comment cut off */
+  size_t cap;
+  char *words[MD_MAX_TYPES + 8]; /* a header record's first words */
+  int nwords;
+  char *record; /* the record's text, lines joined */
+  size_t record_cap;
 } Tokens;
 
-static int next_double(Tokens *t, double *out) {
-  int c;
-  do {
-    c = fgetc(t->f);
-    if (c == '\n') t->line++;
-  } while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
-  if (c == EOF) return 0;
-  ungetc(c, t->f);
-  if (fscanf(t->f, "%lf", out) != 1 || !isfinite(*out)) return 0;
+static int tokens_line(Tokens *t) {
+  if (getline(&t->buf, &t->cap, t->f) < 0) return 0;
+  t->line++;
+  char *hash = strchr(t->buf, '#');
+  if (hash) *hash = '\0';
   return 1;
 }
 
-static int read_line(Tokens *t, char *buf, size_t len) {
-  if (!fgets(buf, (int)len, t->f)) return 0;
-  t->line++;
+/* A comment line at the top (LAMMPS's skip_line: read whole, whatever it says). */
+static int skip_line(Tokens *t, char *err, size_t len) {
+  if (getline(&t->buf, &t->cap, t->f) >= 0) return t->line++, 0;
+  snprintf(err, len, "%s:%d: malformed EAM file: it ends in its header", t->path, t->line);
+  return FB_EXIT_USAGE;
+}
+
+static int count_words(const char *s) {
+  int n = 0;
+  for (s += strspn(s, " \t\r\n"); *s; s += strspn(s, " \t\r\n"), n++) s += strcspn(s, " \t\r\n");
+  return n;
+}
+
+/* The next header record of at least `need` words (what: for messages);
+ * t->words holds its first words. */
+static int next_record(Tokens *t, int need, const char *what, char *err, size_t len) {
+  size_t used = 0;
+  int n = 0;
+  while (n == 0 || n < need) {
+    if (!tokens_line(t)) {
+      snprintf(err, len, "%s:%d: malformed EAM file: it ends before %s (%d of %d values)", t->path,
+               t->line, what, n, need);
+      return FB_EXIT_USAGE;
+    }
+    size_t l = strlen(t->buf);
+    if (used + l + 2 > t->record_cap) {
+      size_t cap = 2 * (used + l + 2);
+      char *grown = realloc(t->record, cap);
+      if (!grown) return snprintf(err, len, "out of memory reading %s", t->path), FB_EXIT_RUNTIME;
+      t->record = grown;
+      t->record_cap = cap;
+    }
+    memcpy(t->record + used, t->buf, l);
+    used += l;
+    t->record[used++] = ' ';
+    t->record[used] = '\0';
+    n += count_words(t->buf);
+  }
+  t->nwords = 0;
+  char *save = NULL;
+  for (char *w = strtok_r(t->record, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save))
+    if (t->nwords < (int)(sizeof t->words / sizeof t->words[0])) t->words[t->nwords++] = w;
+  t->nwords = n; /* the record's word count (words[] holds the first ones) */
+  return 0;
+}
+
+static int word_int(const char *w, int *v) {
+  long long x;
+  if (!md_lammps_number(w, 0)) return 0;
+  errno = 0;
+  x = strtoll(w, NULL, 10);
+  if (errno || x < INT_MIN || x > INT_MAX) return 0;
+  *v = (int)x;
   return 1;
+}
+
+static int word_double(const char *w, double *v) {
+  if (!md_lammps_number(w, 1)) return 0;
+  *v = strtod(w, NULL);
+  return isfinite(*v);
 }
 
 static int read_values(Tokens *t, double *dst, int n, const char *what, const char *elem, char *err,
                        size_t len) {
-  for (int k = 0; k < n; k++)
-    if (!next_double(t, &dst[k])) {
+  int k = 0;
+  while (k < n) {
+    if (!tokens_line(t)) {
       snprintf(err, len, "%s:%d: malformed EAM file: %s of %s ends after %d of %d values", t->path,
-               t->line + 1, what, elem, k, n);
+               t->line, what, elem, k, n);
       return FB_EXIT_USAGE;
     }
+    char *save = NULL;
+    for (char *w = strtok_r(t->buf, " \t\r\n", &save); w && k < n;
+         w = strtok_r(NULL, " \t\r\n", &save))
+      if (!word_double(w, &dst[k++])) {
+        snprintf(err, len, "%s:%d: malformed EAM file: '%s' in %s of %s is not a number", t->path,
+                 t->line, w, what, elem);
+        return FB_EXIT_USAGE;
+      }
+  }
   return 0;
+}
+
+/* The grid record, 'Nrho drho Nr dr cutoff' (words after them ignored). */
+static int read_grid(Tokens *t, MdPotential *p, char *err, size_t len) {
+  int rc = next_record(t, 5, "'Nrho drho Nr dr cutoff'", err, len);
+  if (rc) return rc;
+  if (!word_int(t->words[0], &p->nrho) || !word_double(t->words[1], &p->drho) ||
+      !word_int(t->words[2], &p->nr) || !word_double(t->words[3], &p->dr) ||
+      !word_double(t->words[4], &p->cut)) {
+    snprintf(err, len, "%s:%d: malformed EAM file: expected 'Nrho drho Nr dr cutoff'", t->path,
+             t->line);
+    return FB_EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* An element's record, 'Z mass' (a lattice constant and name may follow). */
+static int read_mass(Tokens *t, const char *elem, int *z, double *mass, char *err, size_t len) {
+  int rc = next_record(t, 2, "'Z mass'", err, len);
+  if (rc) return rc;
+  if (!word_int(t->words[0], z) || !word_double(t->words[1], mass) || !(*mass > 0)) {
+    snprintf(err, len, "%s:%d: malformed EAM file: expected 'Z mass' for %s", t->path, t->line,
+             elem);
+    return FB_EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* LAMMPS's real -> metal energy factor (utils::get_conversion_factor,
+ * REAL2METAL: kcal/mol to eV). */
+#define EAM_REAL_TO_METAL (1.0 / 23.060549)
+
+/* The units the file's first line names ("UNITS: metal"), as LAMMPS's
+ * utils::get_potential_units reads them, against md's: the same or none,
+ * factor 1; real in metal units, LAMMPS's conversion (energies times
+ * EAM_REAL_TO_METAL, with a warning); anything else refused, as LAMMPS
+ * refuses it. */
+static int units_factor(Md *md, const char *text, size_t n, double *factor, char *err, size_t len) {
+  *factor = 1.0;
+  char first[1024] = "", units[32] = "";
+  for (size_t at = 0; at < n;) { /* the first line with words */
+    size_t l = strcspn(text + at, "\n");
+    if (l > n - at) l = n - at;
+    snprintf(first, sizeof first, "%.*s", (int)(l < sizeof first ? l : sizeof first - 1),
+             text + at);
+    if (count_words(first)) break;
+    first[0] = '\0';
+    at += l + 1;
+  }
+  char *save = NULL;
+  for (char *w = strtok_r(first, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save))
+    if (!strcmp(w, "UNITS:") && (w = strtok_r(NULL, " \t\r", &save))) {
+      snprintf(units, sizeof units, "%s", w);
+      break;
+    }
+  if (!units[0] || !strcmp(units, md->units.name)) return 0;
+  if (!strcmp(units, "real") && !strcmp(md->units.name, "metal")) {
+    *factor = EAM_REAL_TO_METAL;
+    snprintf(md->pot.note, sizeof md->pot.note,
+             "%s is in real units: its energies are converted to metal units (x 1/23.060549, as "
+             "LAMMPS converts them)",
+             md->pot_file);
+    return 0;
+  }
+  snprintf(err, len, "%s: the file says UNITS: %s but md runs in %s units (LAMMPS refuses it too)",
+           md->pot_file, units, md->units.name);
+  return FB_EXIT_USAGE;
 }
 
 /* How far a file's cutoff may lie past the end of its r table, (Nr - 1) dr.
@@ -238,28 +381,18 @@ static void funcfl_resample(const double *f, int n, double delta, double *out, i
 /* funcfl: one element; every type uses it. Its tables are resampled as
  * LAMMPS does (above); the embedding's linear extension still starts at the
  * file's last density, (Nrho - 1) drho, as in LAMMPS. */
-static int read_funcfl(Md *md, Tokens *t, char *err, size_t len) {
+static int read_funcfl(Md *md, Tokens *t, double factor, char *err, size_t len) {
   MdPotential *p = &md->pot;
-  char buf[1024];
-  int z;
-  double mass, alat;
-  if (!read_line(t, buf, sizeof buf) || !read_line(t, buf, sizeof buf) ||
-      sscanf(buf, "%d %lf %lf", &z, &mass, &alat) != 3 || !(mass > 0)) {
-    snprintf(err, len, "%s:%d: malformed EAM file: expected 'Z mass lattice-constant' (funcfl)",
-             t->path, t->line);
-    return FB_EXIT_USAGE;
-  }
-  if (!read_line(t, buf, sizeof buf) ||
-      sscanf(buf, "%d %lf %d %lf %lf", &p->nrho, &p->drho, &p->nr, &p->dr, &p->cut) != 5) {
-    snprintf(err, len, "%s:%d: malformed EAM file: expected 'Nrho drho Nr dr cutoff'", t->path,
-             t->line);
-    return FB_EXIT_USAGE;
-  }
+  double mass;
+  int z, rc = skip_line(t, err, len);
+  if (!rc) rc = read_mass(t, "the element", &z, &mass, err, len);
+  if (!rc) rc = read_grid(t, p, err, len);
+  if (rc) return rc;
   if (grid_ok(t, p->nrho, p->drho, p->nr, p->dr, p->cut, err, len)) return FB_EXIT_USAGE;
   double *frho = malloc((size_t)p->nrho * sizeof *frho), *zr = malloc((size_t)p->nr * sizeof *zr),
          *rhor = malloc((size_t)p->nr * sizeof *rhor);
   double *g_frho = NULL, *g_zr = NULL, *g_rhor = NULL; /* on LAMMPS's grid */
-  int rc = FB_EXIT_RUNTIME;
+  rc = FB_EXIT_RUNTIME;
   if (!frho || !zr || !rhor) {
     snprintf(err, len, "out of memory reading %s", t->path);
     goto out;
@@ -268,6 +401,8 @@ static int read_funcfl(Md *md, Tokens *t, char *err, size_t len) {
       (rc = read_values(t, zr, p->nr, "Z(r)", "the element", err, len)) ||
       (rc = read_values(t, rhor, p->nr, "rho(r)", "the element", err, len)))
     goto out;
+  for (int k = 0; k < p->nrho; k++) frho[k] *= factor; /* as LAMMPS converts units */
+  for (int k = 0; k < p->nr; k++) zr[k] *= sqrt(factor);
   p->rhomax = (p->nrho - 1) * p->drho;
   const int nrho = funcfl_knots(p->nrho, p->drho), nr = funcfl_knots(p->nr, p->dr);
   if (!(g_frho = malloc((size_t)nrho * sizeof *g_frho)) ||
@@ -302,41 +437,26 @@ out:
 }
 
 /* setfl: several elements, pair functions r*phi for i >= j. */
-static int read_setfl(Md *md, Tokens *t, char *err, size_t len) {
+static int read_setfl(Md *md, Tokens *t, double factor, char *err, size_t len) {
   MdPotential *p = &md->pot;
-  char buf[1024];
-  for (int k = 0; k < 3; k++)
-    if (!read_line(t, buf, sizeof buf)) {
-      snprintf(err, len, "%s: malformed EAM file: truncated header", t->path);
-      return FB_EXIT_USAGE;
-    }
-  if (!read_line(t, buf, sizeof buf)) {
-    snprintf(err, len, "%s:%d: malformed EAM file: no element line", t->path, t->line);
-    return FB_EXIT_USAGE;
-  }
-  char *save = NULL, *tok = strtok_r(buf, " \t\r\n", &save);
-  int ne = tok ? atoi(tok) : 0;
-  if (ne < 1 || ne > MD_MAX_TYPES) {
+  int rc = 0;
+  for (int k = 0; k < 3 && !rc; k++) rc = skip_line(t, err, len);
+  if (!rc) rc = next_record(t, 1, "the element line", err, len);
+  if (rc) return rc;
+  int ne;
+  if (!word_int(t->words[0], &ne) || ne < 1 || ne > MD_MAX_TYPES) {
     snprintf(err, len, "%s:%d: malformed EAM file: element count must be 1 to %d", t->path, t->line,
              MD_MAX_TYPES);
     return FB_EXIT_USAGE;
   }
-  for (int e = 0; e < ne; e++) {
-    tok = strtok_r(NULL, " \t\r\n", &save);
-    if (!tok) {
-      snprintf(err, len, "%s:%d: malformed EAM file: %d elements named, %d expected", t->path,
-               t->line, e, ne);
-      return FB_EXIT_USAGE;
-    }
-    snprintf(p->element[e], sizeof p->element[e], "%s", tok);
-  }
-  p->nelements = ne;
-  if (!read_line(t, buf, sizeof buf) ||
-      sscanf(buf, "%d %lf %d %lf %lf", &p->nrho, &p->drho, &p->nr, &p->dr, &p->cut) != 5) {
-    snprintf(err, len, "%s:%d: malformed EAM file: expected 'Nrho drho Nr dr cutoff'", t->path,
-             t->line);
+  if (t->nwords != ne + 1) { /* LAMMPS: "Incorrect element names in EAM potential file" */
+    snprintf(err, len, "%s:%d: malformed EAM file: %d element names for %d elements", t->path,
+             t->line, t->nwords - 1, ne);
     return FB_EXIT_USAGE;
   }
+  for (int e = 0; e < ne; e++) snprintf(p->element[e], sizeof p->element[e], "%s", t->words[e + 1]);
+  p->nelements = ne;
+  if ((rc = read_grid(t, p, err, len))) return rc;
   if (grid_ok(t, p->nrho, p->drho, p->nr, p->dr, p->cut, err, len)) return FB_EXIT_USAGE;
   p->rhomax = (p->nrho - 1) * p->drho;
   size_t nmax = (size_t)(p->nrho > p->nr ? p->nrho : p->nr);
@@ -345,30 +465,21 @@ static int read_setfl(Md *md, Tokens *t, char *err, size_t len) {
     snprintf(err, len, "out of memory reading %s", t->path);
     return FB_EXIT_RUNTIME;
   }
-  int rc = 0;
   for (int e = 0; e < ne && !rc; e++) {
     int z;
-    double mass, alat;
-    char lat[32];
-    if (!read_line(t, buf, sizeof buf) ||
-        sscanf(buf, "%d %lf %lf %31s", &z, &mass, &alat, lat) < 3 || !(mass > 0)) {
-      snprintf(err, len, "%s:%d: malformed EAM file: expected 'Z mass a lattice' for %s", t->path,
-               t->line, p->element[e]);
-      rc = FB_EXIT_USAGE;
-      break;
-    }
-    p->file_mass[e] = mass;
+    if ((rc = read_mass(t, p->element[e], &z, &p->file_mass[e], err, len))) break;
     if ((rc = read_values(t, buf_v, p->nrho, "F(rho)", p->element[e], err, len))) break;
+    for (int k = 0; k < p->nrho; k++) buf_v[k] *= factor; /* as LAMMPS converts units */
     p->frho[e] = spline_table(buf_v, p->nrho, p->drho);
     if ((rc = read_values(t, buf_v, p->nr, "rho(r)", p->element[e], err, len))) break;
     p->rhor[e] = spline_table(buf_v, p->nr, p->dr);
-    if (!read_line(t, buf, sizeof buf)) {} /* the rest of the last values line */
   }
   for (int i = 0; i < ne && !rc; i++)
     for (int j = 0; j <= i && !rc; j++) {
       char what[48];
       snprintf(what, sizeof what, "r*phi(r) with %s", p->element[j]);
       if ((rc = read_values(t, buf_v, p->nr, what, p->element[i], err, len))) break;
+      for (int k = 0; k < p->nr; k++) buf_v[k] *= factor;
       p->z2r[i][j] = p->z2r[j][i] = spline_table(buf_v, p->nr, p->dr);
     }
   free(buf_v);
@@ -412,15 +523,20 @@ int md_potential_init(Md *md, const char *file_text, size_t file_len, char *err,
     int rc = lj_init(md, err, len);
     if (rc) return rc;
   } else {
-    Tokens t = {fmemopen((void *)file_text, file_len ? file_len : 1, "r"), md->pot_file, 0};
-    if (!t.f || !file_len) {
-      if (t.f) fclose(t.f);
+    double factor;
+    int rc = units_factor(md, file_text, file_len, &factor, err, len);
+    if (rc) return rc;
+    Tokens t = {.f = file_len ? fmemopen((void *)file_text, file_len, "r") : NULL,
+                .path = md->pot_file};
+    if (!t.f) {
       snprintf(err, len, "%s: malformed EAM file: empty", md->pot_file);
       return FB_EXIT_USAGE;
     }
-    int rc = !strcmp(md->pair_style, "eam") ? read_funcfl(md, &t, err, len)
-                                            : read_setfl(md, &t, err, len);
+    rc = !strcmp(md->pair_style, "eam") ? read_funcfl(md, &t, factor, err, len)
+                                        : read_setfl(md, &t, factor, err, len);
     fclose(t.f);
+    free(t.buf);
+    free(t.record);
     if (rc) return rc;
     if ((rc = map_elements(md, err, len))) return rc;
     p->rdr = 1.0 / p->dr;

@@ -616,6 +616,8 @@ void md_setup(FbContext *ctx, Md *md) {
   int rc = md_potential_init(md, pot, pot_len, err, sizeof err);
   free(pot);
   if (rc) fb_fail(ctx, rc, "%s", err); /* every rank parsed the same bytes */
+  if (md->pot.note[0] && ctx->rank == 0 && !ctx->common.quiet)
+    fprintf(stderr, "%s: warning: %s\n", ctx->program, md->pot.note);
   resolve_masses(ctx, md);
   md->cutghost = md->pot.cut + md->skin;
   check_memory(ctx, md);

@@ -415,6 +415,30 @@ expect_exit "md: an EAM cutoff 2% past the r table is refused" 2 20 2 $MD -i "$M
 check "md: the far cutoff's error names the line and the table's end" \
   grep -qF "far.eam.alloy:5: malformed EAM file: cutoff 4.9 lies more than 1% past the r table's end (Nr - 1) dr = 4.8" "$OUT_FILE"
 
+# EAM files as LAMMPS's PotentialFileReader reads them (lammps_cases.py's
+# eam_held_out_* compare the numbers): what it refuses, md refuses, naming
+# the line; a file in real units is converted, with one warning.
+eam_variant() { # NAME SED-EDIT
+  sed "$2" inputs/md/Ni_zhou04.eam.alloy >"$MDT/$1.eam.alloy"
+  sed -e "s#^file = .*#file = $MDT/$1.eam.alloy#" inputs/md/shear.ini >"$MDT/$1.ini"
+}
+eam_variant units_lj '1s/$/ UNITS: lj/'
+expect_exit "md: an EAM file in lj units under metal is refused, as LAMMPS refuses it" 2 20 2 $MD -i "$MDT/units_lj.ini"
+check "md: the units error names the file's units and md's" \
+  grep -qF "md: error: $MDT/units_lj.eam.alloy: the file says UNITS: lj but md runs in metal units" "$OUT_FILE"
+eam_variant hex '7s/^[^ ]* /0x1p-3 /'
+expect_exit "md: a hexadecimal number in an EAM table is refused (LAMMPS's is_double)" 2 20 2 $MD -i "$MDT/hex.ini"
+check "md: the EAM number error names the line and the word" \
+  grep -qF "hex.eam.alloy:7: malformed EAM file: '0x1p-3' in F(rho) of Ni is not a number" "$OUT_FILE"
+eam_variant names '4s/$/ Cu/'
+expect_exit "md: more element names than elements is refused, as LAMMPS refuses it" 2 20 2 $MD -i "$MDT/names.ini"
+check "md: the element-line error counts the names" \
+  grep -qF "names.eam.alloy:4: malformed EAM file: 2 element names for 1 elements" "$OUT_FILE"
+eam_variant real '1s/$/ UNITS: real/'
+mpi 2 $MD -i "$MDT/real.ini" -n 0
+check "md: an EAM file in real units: one warning that it is converted, as LAMMPS converts it" \
+  sh -c "[ \$(grep -c 'warning' '$OUT_FILE') = 1 ] && grep -qF 'md: warning: $MDT/real.eam.alloy is in real units: its energies are converted to metal units' '$OUT_FILE'"
+
 # Options and keys that shape the system.
 rm -f "$REC"
 mpi 2 $MD -i inputs/md/lj_bench.ini --replicate 2x1x1 --grid 1x1x2 -n 5 --json "$REC"

@@ -37,6 +37,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   snprintf(md.pair_style, sizeof md.pair_style, "%s", data[0] & 1 ? "eam/alloy" : "eam");
   md.ntypes = 1 + (data[0] >> 1) % MD_MAX_TYPES;
   md.pot.kind = POT_EAM;
+  md.units.name = "metal"; /* a file's UNITS: tag is checked against it */
   char err[FB_MSG_LEN] = "";
   int rc = md_potential_init(&md, text, size - 1, err, sizeof err);
   if (getenv("FUZZ_SHOW")) fprintf(stderr, "rc %d: %s\n", rc, err); /* reading an artifact */

@@ -266,6 +266,74 @@ write_data case.data
     }
 
 
+# LAMMPS's factor from metal to real energies (utils::get_conversion_factor)
+REAL_PER_METAL = 23.060549
+
+
+def held_out_eam(text, style):
+    """An EAM file (style eam: funcfl, eam/alloy: setfl) rewritten as LAMMPS's
+    PotentialFileReader reads but lammps-data never writes one: UNITS: real
+    on the first line with the energies in kcal/mol (F and r*phi times
+    REAL_PER_METAL, funcfl's Z(r) times its square root; LAMMPS converts them
+    back), '#' comments on lines of their own and after values, blank lines,
+    the grid record split over two lines, 'Z mass' without the lattice,
+    tables 3, 1 and 7 values a line, CRLF line ends."""
+    lines = text.splitlines()
+    at = 1 if style == "eam" else 3
+    out = [re.sub(r"\s*UNITS: \S+", "", lines[0]) + " UNITS: real"] + lines[1:at]
+
+    def record():  # the next line's words
+        nonlocal at
+        at += 1
+        return lines[at - 1].split()
+
+    def values(n):  # the next n values, the rest of their last line dropped
+        nonlocal at
+        vals = []
+        while len(vals) < n:
+            vals += lines[at].split()[:n - len(vals)]
+            at += 1
+        return [float(v) for v in vals]
+
+    def table(vals, scale, step):
+        rows = [" ".join(repr(v * scale) for v in vals[i:i + step]) for i in range(0, len(vals), step)]
+        rows[0] += "  # a table starts"
+        return ["", "# the next table"] + rows
+
+    real = REAL_PER_METAL
+    if style == "eam":
+        out += ["", "%s %s # Z and mass, no lattice" % tuple(record()[:2])]
+        elements = [None]
+    else:
+        words = record()
+        out += ["", " ".join(words) + " # the elements"]
+        elements = words[1:]
+    nrho, drho, nr, dr, cut = record()[:5]
+    out += ["%s %s %s" % (nrho, drho, nr), "# the grid goes on", "%s %s" % (dr, cut)]
+    nrho, nr = int(nrho), int(nr)
+    if style == "eam":
+        out += table(values(nrho), real, 3) + table(values(nr), real ** 0.5, 1) + table(values(nr), 1.0, 7)
+    else:
+        for _ in elements:
+            out.append("%s %s" % tuple(record()[:2]))
+            out += table(values(nrho), real, 3) + table(values(nr), 1.0, 7)
+        for i in range(len(elements)):
+            for j in range(i + 1):
+                out += table(values(nr), real, 1 if (i + j) % 2 else 7)
+    return "\r\n".join(out) + "\r\n"
+
+
+def eam_held_out_case(style, file, elements, a, types):
+    """eam_case on held_out_eam's rewrite of the file, read by both codes."""
+    spec = eam_case(style, file, elements, a, types, cells=5)
+    source = "%s/%s" % (POTENTIALS, file)
+    held = "{dir}/held_out_" + file
+    for key in ("make", "run", "deck"):
+        spec[key] = spec[key].replace(source, held)
+    spec["potential"] = (style, source, held)
+    return spec
+
+
 CASES = {
     # three types, masses 1 / 2 / 0.5, coefficients from the data file's
     # Pair Coeffs, mixed geometrically for the pairs not given; plain truncation
@@ -572,6 +640,11 @@ steps = 500
     "eam_alloy_cuni": eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.56, 2),
     "eam_alloy_subset": eam_case("eam/alloy", "NiAlH_jea.eam.alloy", "Al Ni", 3.6, 2),
     "eam_funcfl_cu": eam_case("eam", "Cu_u3.eam", "", 3.615, 1),
+    # the same files as LAMMPS reads but lammps-data never writes them
+    # (held_out_eam: real units converted, comments, blank lines, records
+    # split over lines, CRLF)
+    "eam_held_out_funcfl": eam_held_out_case("eam", "Cu_u3.eam", "", 3.615, 1),
+    "eam_held_out_setfl": eam_held_out_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.56, 2),
     # where the tables end: Cu_smf7.eam's r table ends at its cutoff, and
     # LAMMPS resamples a funcfl file on a grid one point shorter (pairs in
     # the last 0.2% of the cutoff take the last knot's value: reading the
@@ -893,6 +966,10 @@ def case(name, spec, md, mpirun, lmp_mpirun, work, ranks, max_ranks):
     if spec.get("gzip"):  # both read case.data.gz (LAMMPS through gzip -d)
         run_in = run_in.replace("read_data case.data\n", "read_data case.data.gz\n")
         deck = deck.replace("/case.data\n", "/case.data.gz\n")
+    if spec.get("potential"):  # a rewritten potential file, for both codes
+        style, source, held = spec["potential"]
+        with open(source) as f, open(held.format(**fill), "w", newline="") as out:
+            out.write(held_out_eam(f.read(), style))
     open(os.path.join(d, "make.in"), "w").write(spec.get("make", "").format(**fill))
     open(os.path.join(d, "run.in"), "w").write(run_in)
     open(os.path.join(d, "md.ini"), "w").write(deck + DUMP_DECK.format(**fill))
