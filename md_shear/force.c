@@ -360,7 +360,10 @@ static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
   double *buf = thread_forces(md, threads, nall);
   if (!buf) return FB_EXIT_RUNTIME;
   double e = 0, w = 0, mn = sums->min_rsq, ec = 0, vt[6] = {0};
+  /* clang-format 14 and 19 space an array section differently */
+  // clang-format off
 #pragma omp parallel reduction(+ : e, w, ec, vt[:6]) reduction(min : mn)
+  // clang-format on
   {
     int t = 0;
 #ifdef _OPENMP

@@ -25,7 +25,10 @@ void stream_validate(FbContext *ctx, const Stream *s, FbResult *r) {
     }
   }
   double err[3] = {0.0, 0.0, 0.0};
+  /* clang-format 14 and 19 space an array section differently */
+  // clang-format off
 #pragma omp parallel for reduction(+ : err[:3]) schedule(static)
+  // clang-format on
   for (long long j = 0; j < s->n; j++) {
     err[0] += fabs(s->a[j] - aj);
     err[1] += fabs(s->b[j] - bj);

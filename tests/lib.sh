@@ -6,9 +6,19 @@ FAILED=0
 SKIPPED=0
 MPIRUN=${MPIRUN:-mpirun}
 export FB_LAUNCHER="$MPIRUN -np {np}"  # the run/ tools launch with the same MPI
-# Open MPI: allow root and more ranks than cores; ignored by MPICH.
+# Open MPI: allow root and more ranks than cores; ignored by MPICH. Open MPI
+# 5's launcher (PRRTE: Debian 13, Ubuntu 24.10, Fedora) ignores the 4.x
+# variable and refuses 3 ranks on 2 cores without its own.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+export PRTE_MCA_rmaps_default_mapping_policy=${PRTE_MCA_rmaps_default_mapping_policy:-:oversubscribe}
+# Open MPI 5's default reachability component (netlink) pairs no two TCP
+# interfaces of one host on some machines (Debian 13's 5.0.7 on a VM: every
+# run warns "Unable to find reachable pairing", and a job on the TCP BTL
+# alone exits 14); its weighted component pairs them, as 4.1's does.
+case "$("$MPIRUN" --version 2>/dev/null | head -n 1)" in
+  *"Open MPI) 5."*) export OMPI_MCA_reachable=${OMPI_MCA_reachable:-weighted} ;;
+esac
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 # The tests with 2 threads a rank put 4 threads on CI's 2 cores. Spinning
 # OpenMP threads there starve the MPI rank they share a core with: under

@@ -358,7 +358,7 @@ write_data case.data
     # below): ids with gaps (atoms deleted), the Atoms lines in reverse order,
     # some atoms one or two box lengths outside the periodic box (read_data
     # wraps them), and a zero-tilt "xy xz yz" line
-    "held_out_layout": held_out_case("held_out_layout", "delete_atoms porosity box 0.12 482793 compress no\n",
+    "held_out_layout": held_out_case("held_out_layout", "group gone id 3:100000:9\ndelete_atoms group gone compress no\n",
                                      13579, 31),
     # arithmetic mixing, shifted, coefficients only in the input (the data
     # file has none), one cross pair given with its own cutoff
@@ -454,6 +454,7 @@ unfix 3
 fix 3 mobile temp/rescale 10 0.2 0.2 0.02 1.0
 fix_modify 3 temp new2d
 thermo_modify temp new2d
+undump 1
 reset_timestep 0
 run 800
 """,
@@ -724,7 +725,7 @@ group upper type 3
 group boundary union lower upper
 group mobile subtract all boundary
 compute new3d mobile temp
-""" + SHEAR_FIXES + shear_runs(3000),
+""" + SHEAR_FIXES + shear_runs(3000, "undump 1\n"),
         "deck": """[system]
 units = metal
 read_data = {dir}/case.data
@@ -819,7 +820,8 @@ def held_out_layout(path):
 def held_out_syntax(path):
     """Rewrites write_data's file in syntax LAMMPS's read_data also takes:
     words after each header line's keywords, an "extra ... per atom" line
-    that starts with its count, element names after the masses, another
+    that starts with its count, element names in comments after the
+    masses (LAMMPS 2021 also reads them bare, 2025 refuses that), another
     style named after "Atoms #" (LAMMPS reads it as atomic),
     comment lines between sections, and a line of text (not blank) below
     "Atoms" and "Velocities", which read_data skips. md must read it all
@@ -837,7 +839,7 @@ def held_out_syntax(path):
         elif section is None and words[2:3] and words[2].endswith("lo"):
             line += " sigma"
         elif section == "Masses" and len(words) == 2:
-            line += " " + "AB"[int(words[0]) - 1]
+            line += " # " + "AB"[int(words[0]) - 1]
         elif words[:1] == ["Atoms"]:
             out += ["# the atoms, then their velocities", ""]
             line = "Atoms # charge"
@@ -846,7 +848,7 @@ def held_out_syntax(path):
         out.append(line)
     text = "\n".join(out) + "\n"
     for want in (" atoms in the periodic cell", "(A and B)", "extra bond per atom", " sigma",
-                 "1.7 B", "Atoms # charge\nid and the rest", "Velocities\nid and the rest"):
+                 "1.7 # B", "Atoms # charge\nid and the rest", "Velocities\nid and the rest"):
         assert want in text, "the case needs " + want
     open(path, "w").write(text)
 
