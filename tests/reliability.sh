@@ -85,7 +85,10 @@ kill_case() { # BINARY ARGS...
   wait $job
   rc=$?
   took=$(( $(date +%s) - start ))
-  if [ -n "$victim" ] && [ $rc -ne 0 ] && within $took 30 && [ ! -s "$rec" ]; then
+  # MPICH 4.2.1's hydra (Debian 13) exits 0 now and then when a rank is
+  # killed (3 of 6 pingpong jobs, no message; 4.0's reported 9 every time):
+  # there the job must still end, without a record.
+  if [ -n "$victim" ] && { [ $rc -ne 0 ] || [ "${FB_MPI:-openmpi}" = mpich ]; } && within $took 30 && [ ! -s "$rec" ]; then
     ok "kill -9 of a rank of $bin: job ended in ${took}s with exit $rc, no record"
   else
     not_ok "kill -9 of a rank of $bin: victim '$victim', exit $rc after ${took}s, record $( [ -s "$rec" ] && echo written || echo absent)" "$(tail -n 5 "$OUT_FILE")"
