@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* HPL.dat as HPL 2.3's HPL_pdinfo reads it: 31 lines, each value at its
+/* HPL.dat as HPL's HPL_pdinfo reads it (the copy hpcc 1.5.0 ships): 31 lines, each value at its
  * line's start, lists as a count line (1 to HPL_MAX_LIST, HPL's
  * HPL_MAX_PARAM) and a values line. Accepted and refused as HPL does, with
  * three differences, all kinder: a non-number is refused where HPL's atoi

@@ -319,9 +319,9 @@ static int units_factor(Md *md, const char *text, size_t n, double *factor, char
   if (!strcmp(units, "real") && !strcmp(md->units.name, "metal")) {
     *factor = EAM_REAL_TO_METAL;
     snprintf(md->pot.note, sizeof md->pot.note,
-             "%s is in real units: its energies are converted to metal units (x 1/23.060549, as "
-             "LAMMPS converts them)",
-             md->pot_file);
+             "%s is in real units: its energies are converted to metal units (x %.9g, as LAMMPS "
+             "converts them)",
+             md->pot_file, EAM_REAL_TO_METAL);
     return 0;
   }
   snprintf(err, len, "%s: the file says UNITS: %s but md runs in %s units (LAMMPS refuses it too)",
