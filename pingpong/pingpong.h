@@ -30,7 +30,7 @@ typedef struct {
 typedef struct {
   /* options */
   const char *test_name, *range, *pairs_mode;
-  long long warmup, iterations, window;
+  long long warmup, iterations, window, loop;
   int validate, handshake;
   int run[T_COUNT];
   long long sizes[PP_MAX_SIZES];

@@ -39,33 +39,37 @@ static void handshake(FbContext *ctx, const PingPong *pp) {
     MPI_Recv(&go, 1, MPI_INT, pp->partner, TAG_ACK, ctx->comm, MPI_STATUS_IGNORE);
 }
 
-/* --handshake: hpcc's PingPong protocol (bench_lat_bw with a loop length of
- * one). Each sample is one round trip that follows a pause: the leader sends
- * a small handshake, one untimed round trip runs, then the timed one, then
- * a confirmation. Round trip r (2 per sample) carries pattern r both ways. */
+/* --handshake: hpcc's PingPong protocol (bench_lat_bw). Each sample is a
+ * loop of --loop round trips that follows a pause: the leader sends a small
+ * handshake, one untimed round trip runs, then the timed loop, then a
+ * confirmation; the sample is the loop's mean (hpcc: loops of 8 round trips
+ * for its latency, of 1 for its bandwidth). Round trip r (loop + 1 per
+ * sample) carries pattern r both ways. */
 static void latency_handshake(FbContext *ctx, PingPong *pp, Sweep *w) {
-  long long n = w->warmup + w->iterations, size = w->size;
+  const long long n = w->warmup + w->iterations, size = w->size, trips = pp->loop + 1;
   int peer = pp->partner;
   for (long long it = 0; it < n; it++) {
     double t0 = 0.0;
     handshake(ctx, pp);
-    for (long long r = 2 * it; r < 2 * it + 2; r++) {
+    for (long long r = trips * it; r < trips * (it + 1); r++) {
+      const int last = r == trips * (it + 1) - 1;
       prepare(pp, pp->sbuf, size, r);
       if (pp->leader) {
-        if (r % 2) t0 = MPI_Wtime();
+        if (r == trips * it + 1) t0 = MPI_Wtime();
         MPI_Send(pp->sbuf, (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm);
         MPI_Recv(pp->rbuf, (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm, MPI_STATUS_IGNORE);
-        if (r % 2 && it >= w->warmup) w->samples[it - w->warmup] = (MPI_Wtime() - t0) / 2.0;
+        if (last && it >= w->warmup)
+          w->samples[it - w->warmup] = (MPI_Wtime() - t0) / (2.0 * (double)pp->loop);
       } else {
         MPI_Recv(pp->rbuf, (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm, MPI_STATUS_IGNORE);
         MPI_Send(pp->sbuf, (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm);
-        if (r % 2) corrupt_for_test(pp->rbuf, size, it, w->warmup);
+        if (last) corrupt_for_test(pp->rbuf, size, it, w->warmup);
       }
       w->bad += pp_check(pp->rbuf, size, r, pp->validate);
     }
     handshake(ctx, pp);
   }
-  fb_timers_count(&ctx->timers, T_LATENCY, 2 * n, 2 * n * size);
+  fb_timers_count(&ctx->timers, T_LATENCY, trips * n, trips * n * size);
 }
 
 static void latency(FbContext *ctx, PingPong *pp, Sweep *w) {

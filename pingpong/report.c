@@ -18,9 +18,10 @@ void pp_print_curve(FbContext *ctx, const PingPong *pp, int test) {
       "bw: windows of non-blocking sends, then an acknowledgement",
       "bibw: both ranks send a window at once",
       "allreduce: MPI_Allreduce of floats over all ranks, averaged over ranks"};
-  fb_print(ctx, "\n# %s%s\n%s\n", titles[test],
-           test == T_LATENCY && pp->handshake ? " (--handshake: hpcc's protocol)" : "",
-           headers[test]);
+  char protocol[96] = "";
+  if (test == T_LATENCY && pp->handshake)
+    snprintf(protocol, sizeof protocol, " (--handshake: hpcc's protocol, loops of %lld)", pp->loop);
+  fb_print(ctx, "\n# %s%s\n%s\n", titles[test], protocol, headers[test]);
   for (int i = 0; i < pp->n_sizes; i++) {
     const PpPoint *c = &pp->curve[test][i];
     if (c->size < 0) continue;
@@ -111,8 +112,10 @@ void pp_finish(FbContext *ctx, PingPong *pp, const FbLoop *sweep, FbResult *r) {
                         (double)pp->bad_contents, 0.0, 0.0);
   fb_result_param_int(r, "pairs_measured", pp->n_pairs);
   if (pp->run[T_BW] || pp->run[T_BIBW]) fb_result_param_int(r, "window", pp->window);
-  if (pp->run[T_LATENCY])
+  if (pp->run[T_LATENCY]) {
     fb_result_param_str(r, "latency_protocol", pp->handshake ? "handshake" : "back to back");
+    if (pp->handshake) fb_result_param_int(r, "latency_loop", pp->loop);
+  }
   fb_result_param_str(r, "pair", pp->cross_node ? "across nodes" : "one node");
   FbJson j;
   fb_json_init(&j);

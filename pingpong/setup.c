@@ -93,6 +93,7 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
   pp->pairs_mode = "one";
   pp->warmup = 100;
   pp->iterations = 1000;
+  pp->loop = 1;
   pp->window = PP_WINDOW;
   fb_option_string(ctx, "test", 0, &pp->test_name, "NAME",
                    "latency, bw, bibw, allreduce, a comma-separated list of them, or all");
@@ -113,15 +114,21 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
                    "partner on the second");
   fb_option_flag(ctx, "validate", 0, &pp->validate, "fill and check every byte of every message");
   fb_option_flag(ctx, "handshake", 0, &pp->handshake,
-                 "latency test as hpcc's PingPong: each timed round trip alone, after a\n"
-                 "                               handshake and one untimed round trip (default: "
-                 "back to back)");
+                 "latency test as hpcc's PingPong: each timed loop (--loop round trips)\n"
+                 "                               after a handshake and one untimed round trip "
+                 "(default: back to back)");
+  fb_option_int(ctx, "loop", 0, &pp->loop, 1, 1000000, "N",
+                "with --handshake: round trips a sample, its mean (hpcc's loop length: 8\n"
+                "                               for its 8-byte latency, 1 for its 2 MB bandwidth)");
   fb_parse_options(ctx, argc, argv,
                    "OSU-style sweeps: ping-pong latency (half the round trip), bandwidth\n"
                    "(windows of non-blocking sends, then an acknowledgement), bidirectional\n"
                    "bandwidth, and allreduce latency over all ranks. Messages carry real\n"
                    "data; marker bytes are checked on every message. MB/s = 1e6 bytes/s.");
   parse_tests(ctx, pp);
+  if (pp->loop > 1 && !pp->handshake)
+    fb_fail(ctx, FB_EXIT_USAGE, "option --loop: a loop of %lld round trips needs --handshake",
+            pp->loop);
   parse_range(ctx, pp);
   if (strcmp(pp->pairs_mode, "one") && strcmp(pp->pairs_mode, "all"))
     fb_fail(ctx, FB_EXIT_USAGE, "option --pairs: '%s' is not one or all", pp->pairs_mode);

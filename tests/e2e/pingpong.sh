@@ -39,10 +39,21 @@ check "pingpong latency: the samples cover the timed loop (share and shortest sa
 rm -f "$REC" "$REC.b2b"
 mpi 2 $PP --test latency -m 8:8 --handshake -x 2 -i 20 --json "$REC"
 rc=$?
-check "pingpong --handshake names hpcc's protocol above its columns" grep -q "^# latency: .*(--handshake: hpcc's protocol)" "$OUT_FILE"
+check "pingpong --handshake names hpcc's protocol above its columns" grep -q "^# latency: .*(--handshake: hpcc's protocol, loops of 1)" "$OUT_FILE"
 mpi 2 $PP --test latency -m 8:8 -x 2 -i 20 --json "$REC.b2b"
 check "pingpong --handshake: 2 round trips a sample (88 messages against 46 back to back), protocol in the record (exit $rc)" \
   [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["latency_protocol"] == "handshake" and r["comm"]["latency"]["messages"] == 2 * 2 * 22')$(json "$REC.b2b" 'r["params"]["latency_protocol"] == "back to back" and r["comm"]["latency"]["messages"] == 2 * 23')" = truetrue ]
+# --loop 8: hpcc's latency loops, 8 timed round trips a sample after the
+# untimed one, each sample their mean
+rm -f "$REC"
+mpi 2 $PP --test latency -m 8:8 --handshake --loop 8 -x 2 -i 20 --json "$REC"
+rc=$?
+check "pingpong --handshake --loop 8: 9 round trips a sample (396 messages), the loop in the record, PASS (exit $rc)" \
+  [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["latency_loop"] == 8 and r["comm"]["latency"]["messages"] == 2 * 9 * 22 and r["results"]["latency"][0]["min_us"] > 0')" = true ]
+mpi 2 $PP --test latency --loop 8
+rc=$?
+check "pingpong --loop without --handshake: refused, naming both (exit $rc)" \
+  [ $rc -eq 2 -a "$(grep -c 'option --loop: a loop of 8 round trips needs --handshake' "$OUT_FILE")" -ge 1 ]
 
 rm -f "$REC"
 mpi 1 $PP --test allreduce -m 4:1K -i 20 -x 2 --json "$REC"
@@ -71,7 +82,7 @@ rc=$?
 check "pingpong -W 8: windows of 8 at 1 MiB to 8 MiB, 4 at 16 MiB, in bw and bibw, PASS (exit $rc)" \
   [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["window"] == 8 and all([p["window"] for p in r["results"][t]] == [8, 8, 8, 8, 4] for t in ("bw", "bibw"))')" = true ]
 
-for t in latency bw bibw allreduce "latency --handshake"; do
+for t in latency bw bibw allreduce "latency --handshake" "latency --handshake --loop 4"; do
   rm -f "$REC"
   FABRICBENCH_TEST_HOOK=pingpong_corrupt mpi 2 $PP --test $t -m 64:64 -i 10 -x 1 --validate --json "$REC"
   rc=$?
