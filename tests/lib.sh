@@ -77,6 +77,12 @@ check() { # check NAME CONDITION-COMMAND...
 # polls_oversubscribed NP: true when NP ranks of this MPI would share cores
 # while polling: MPICH's ch4:ucx ranks poll without yielding, so a job with
 # more ranks than cores runs tens of times slower (Open MPI yields)
+# The status a --timeout job ends with: 3 (FB_EXIT_RUNTIME). Under MPICH
+# hydra may report 1 ("Hangup (signal 1)") when the ranks exit together:
+# strace showed both ranks' exit_group(3), then the proxy's kill of the
+# group and mpiexec's exit 1 (Debian 12's MPICH 4.0, 4 runs in 10 on a
+# 2-core VM); every rank's error line is still checked.
+timeout_status() { if [ "${FB_MPI:-openmpi}" = mpich ]; then echo 3,1; else echo 3; fi; }
 polls_oversubscribed() { [ "${FB_MPI:-openmpi}" = mpich ] && [ "$1" -gt "$FB_CORES" ]; }
 
 # mpi NP CMD... : run under the MPI launcher with a time limit; output in $OUT_FILE
@@ -104,6 +110,7 @@ PY
 # expect_exit NAME CODE SECONDS NP ARGS... : exit code CODE within SECONDS,
 # one error line on stderr naming the problem (one per rank when
 # PER_RANK_ERRORS=1, e.g. the watchdog), and no record written.
+# CODE may list the statuses accepted, comma-separated (3,1).
 expect_exit() {
   name=$1 code=$2 secs=$3 np=$4; shift 4
   rec="$TMPDIR_T/bad.$$.${BAD_TAG:-0}.jsonl"; rm -f "$rec"
@@ -115,7 +122,7 @@ expect_exit() {
   errs=$(grep -c 'error:' "$OUT_FILE")
   want_errs=1
   [ "${PER_RANK_ERRORS:-0}" = 1 ] && want_errs=$np
-  if [ "$rc" -eq "$code" ] && within "$took" "$secs" && [ "$errs" -eq "$want_errs" ] && [ ! -e "$rec" ]; then
+  if case ",$code," in *",$rc,"*) true ;; *) false ;; esac && within "$took" "$secs" && [ "$errs" -eq "$want_errs" ] && [ ! -e "$rec" ]; then
     ok "$name (exit $rc in ${took}s)"
   else
     not_ok "$name: exit $rc (want $code) in ${took}s, $errs error lines, record $( [ -e "$rec" ] && echo written || echo absent)" "$(cat "$OUT_FILE")"

@@ -214,6 +214,6 @@ signal_case INT
 for bin in himeno/bmt stream/stream; do
   args="-s S -t 30"; [ "$bin" = stream/stream ] && args="-n 100000 -r 100000"
   # shellcheck disable=SC2086
-  FABRICBENCH_TEST_HOOK=stall PER_RANK_ERRORS=1 expect_exit "a hung rank of $bin: --timeout 2" 3 15 2 $bin $args --timeout 2
+  FABRICBENCH_TEST_HOOK=stall PER_RANK_ERRORS=1 expect_exit "a hung rank of $bin: --timeout 2" "$(timeout_status)" 15 2 $bin $args --timeout 2
   check "the watchdog names each rank's phase ($bin)" [ "$(grep -c "exceeded in phase '" "$OUT_FILE")" -eq 2 ]
 done

@@ -140,5 +140,5 @@ mpi 2 $BMT --version
 check "himeno --version names the build" grep -q 'fabricbench' "$OUT_FILE"
 
 # --timeout: the watchdog ends an overlong run with exit 3, naming the phase.
-PER_RANK_ERRORS=1 expect_exit "himeno --timeout 1 on a long run" 3 15 2 $BMT -s S -t 60 --timeout 1
+PER_RANK_ERRORS=1 expect_exit "himeno --timeout 1 on a long run" "$(timeout_status)" 15 2 $BMT -s S -t 60 --timeout 1
 check "himeno --timeout names the phase of each rank" [ "$(grep -c "exceeded in phase '" "$OUT_FILE")" -eq 2 ]
