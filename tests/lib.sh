@@ -74,15 +74,16 @@ check() { # check NAME CONDITION-COMMAND...
   if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
 
-# polls_oversubscribed NP: true when NP ranks of this MPI would share cores
-# while polling: MPICH's ch4:ucx ranks poll without yielding, so a job with
-# more ranks than cores runs tens of times slower (Open MPI yields)
 # The status a --timeout job ends with: 3 (FB_EXIT_RUNTIME). Under MPICH
 # hydra may report 1 ("Hangup (signal 1)") when the ranks exit together:
 # strace showed both ranks' exit_group(3), then the proxy's kill of the
-# group and mpiexec's exit 1 (Debian 12's MPICH 4.0, 4 runs in 10 on a
+# group and mpiexec's exit 1 (Debian 12's MPICH 4.0, 3 runs in 8 on a
 # 2-core VM); every rank's error line is still checked.
 timeout_status() { if [ "${FB_MPI:-openmpi}" = mpich ]; then echo 3,1; else echo 3; fi; }
+
+# polls_oversubscribed NP: true when NP ranks of this MPI would share cores
+# while polling: MPICH's ch4:ucx ranks poll without yielding, so a job with
+# more ranks than cores runs tens of times slower (Open MPI yields)
 polls_oversubscribed() { [ "${FB_MPI:-openmpi}" = mpich ] && [ "$1" -gt "$FB_CORES" ]; }
 
 # mpi NP CMD... : run under the MPI launcher with a time limit; output in $OUT_FILE
