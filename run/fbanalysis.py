@@ -320,12 +320,19 @@ def law_curve(kind, p, f):
 
 def fit_law(points, weak):
     """The serial fraction f of Amdahl's law (strong) or Gustafson's (weak),
-    fitted by scipy.optimize.curve_fit within [0, 1], with its 95% interval;
-    (None, why) when the law does not apply (no speedup, or one point)."""
+    fitted by scipy.optimize.curve_fit within [0, 1], with its 95% interval
+    (None below three rank counts); (None, why) when the law does not apply
+    (no speedup, or one point)."""
     ps = [p for p, _ in points]
     ss = [s for _, s in points]
     if len(set(ps)) < 2:
         return None, "one rank count: nothing to fit"
     if not weak and max(s for p, s in points if p > min(ps)) < 1.0:
         return None, "no speedup (below 1 at every rank count): Amdahl's law does not apply"
-    return fblib.fit(gustafson if weak else amdahl, ps, ss, p0=[0.05], bounds=([0.0], [1.0]))[0], None
+    frac = fblib.fit(gustafson if weak else amdahl, ps, ss, p0=[0.05], bounds=([0.0], [1.0]))[0]
+    # The smallest rank count is the reference every speedup is measured
+    # against (1 by construction at one rank), not a measurement: two rank
+    # counts fit f exactly, with no spare point to give an interval.
+    if len(set(ps)) < 3:
+        frac["ci95"] = None
+    return frac, None

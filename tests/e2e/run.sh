@@ -103,8 +103,20 @@ if [ -n "$plot" ]; then
 else
   skip "scaling --plot" "/usr/bin/python3 lacks matplotlib"
 fi
-check "scaling: strong sweep at 1 and 2 ranks, speedup 1 at 1 rank, a fitted serial fraction with its interval (or no fit below a speedup of 1)" \
-  [ $rc -eq 0 -a "$(json "$RES/scaling-himeno-strong/summary.json" 'len(r["points"]) == 2 and r["points"][0]["speedup"] == 1 and (0 <= r["serial_fraction"]["value"] <= 1 if r["serial_fraction"] else r["points"][1]["speedup"] < 1 and "no speedup" in r["no_fit"])')" = true ]
+check "scaling: strong sweep at 1 and 2 ranks, speedup 1 at 1 rank, a fitted serial fraction without an interval (two rank counts fix it exactly; or no fit below a speedup of 1)" \
+  [ $rc -eq 0 -a "$(json "$RES/scaling-himeno-strong/summary.json" 'len(r["points"]) == 2 and r["points"][0]["speedup"] == 1 and (0 <= r["serial_fraction"]["value"] <= 1 and r["serial_fraction"]["ci95"] is None if r["serial_fraction"] else r["points"][1]["speedup"] < 1 and "no speedup" in r["no_fit"])')" = true ]
+check "scaling: says why there is no interval with two rank counts" \
+  sh -c "grep -q 'no speedup' '$OUT_FILE' || grep -q 'no 95% interval: two rank counts' '$OUT_FILE'"
+# the fit itself on made-up speedups: three rank counts give an interval
+# around f, two none, a perfect Amdahl curve its own f
+check "scaling's Amdahl fit: an interval from three rank counts that holds f, none from two" \
+  /usr/bin/python3 -c "
+import sys; sys.path.insert(0, 'run'); import fbanalysis as a
+f3, _ = a.fit_law([(1, 1.0), (2, 1.82), (4, 3.1)], False)
+f2, _ = a.fit_law([(1, 1.0), (2, 1.82)], False)
+fx, _ = a.fit_law([(p, a.amdahl(p, 0.1)) for p in (1, 2, 4, 8)], False)
+ok = f3['ci95'] and f3['ci95'][0] <= f3['value'] <= f3['ci95'][1] and f2['ci95'] is None and abs(fx['value'] - 0.1) < 1e-6
+sys.exit(0 if ok else 1)"
 timeout 300 run/scaling --app himeno --np 1,2 --weak --size XS --iterations 20 --results "$RES" >"$OUT_FILE" 2>&1; rc=$?
 check "scaling --weak: the problem grows with the ranks (Gustafson)" \
   [ $rc -eq 0 -a "$(json "$RES/scaling-himeno-weak/summary.json" 'r["law"] == "Gustafson"')" = true ]
