@@ -349,13 +349,20 @@ static void swap_and_u_distributed(FbContext *ctx, HplMatrix *m, const Panel *pn
  * against 0.41-0.51, 174 against 164-169 Gflop/s). The blocks depend on the
  * grid only, never on the timing: where the product is split changes
  * OpenBLAS's rounding, and a run must give the same bits every time. */
-static void trailing_update(HplMatrix *m, Panel *pn, Panel *other, long long lr1, long long c0,
-                            int nc, const double *u, long long ldu) {
+static void trailing_update(FbContext *ctx, HplMatrix *m, Panel *pn, Panel *other, long long lr1,
+                            long long c0, int nc, const double *u, long long ldu) {
   long long block = m->c.q > 1 ? PROGRESS_ROWS : m->mloc;
   for (long long row = lr1; row < m->mloc; row += block) {
     hpl_sends_progress(pn->req, &pn->nreq);
     if (other) hpl_sends_progress(other->req, &other->nreq);
-    if (other && other->recv_posted) hpl_recv_progress(&other->recv);
+    if (other && other->recv_posted == HPL_RECV_POSTED) { /* in yet? then pass it on */
+      int before = other->nreq;
+      hpl_panel_bcast_progress(m, hpl_owner(other->jk, m->c.nb, m->c.q), other->buf, other->count,
+                               other->req, &other->nreq, &other->recv, &other->recv_posted);
+      fb_timers_count(&ctx->timers, PH_BCAST, other->nreq - before,
+                      8LL * other->count * (other->nreq - before));
+      m->forwarded_early += other->nreq > before;
+    }
     long long rows = m->mloc - row < block ? m->mloc - row : block;
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, nc, pn->jb, -1.0,
                 pn->buf + (row - pn->lr0) * pn->jb, pn->jb, u, (int)ldu, 1.0, entry(m, row, c0),
@@ -394,7 +401,8 @@ static void update(FbContext *ctx, HplMatrix *m, Panel *pn, Panel *other, long l
   if (c->p > 1 && m->myrow == diag_row)
     for (int j = 0; j < pn->jb; j++)
       memcpy(entry(m, pn->lr0 + j, c0), u + j * ldu, (size_t)nc * sizeof(double));
-  trailing_update(m, pn, other, hpl_numroc(pn->jk + pn->jb, c->nb, m->myrow, c->p), c0, nc, u, ldu);
+  trailing_update(ctx, m, pn, other, hpl_numroc(pn->jk + pn->jb, c->nb, m->myrow, c->p), c0, nc, u,
+                  ldu);
   fb_timer_stop(&ctx->timers, PH_UPDATE);
 }
 
@@ -412,6 +420,7 @@ static void bcast_step(FbContext *ctx, HplMatrix *m, Panel *pn, int side) {
                            &pn->recv_posted);
   fb_timers_count(&ctx->timers, PH_BCAST, pn->nreq - before, 8LL * pn->count * (pn->nreq - before));
   fb_timer_stop(&ctx->timers, PH_BCAST);
+  if (side == BCAST_FINISH) m->forwarded_late += pn->nreq > before;
 }
 
 int hpl_factor(FbContext *ctx, HplMatrix *m) {

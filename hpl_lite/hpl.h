@@ -57,6 +57,9 @@ typedef struct {
   long long *rows;             /* a panel's row bookkeeping: 11 x hpl_panel_width */
   double *row;                 /* one row of a panel */
   int *counts;                 /* 2 x P: a gather's counts and displacements */
+  /* panels this process passed on along its row: while it updated (the
+   * panel came during the update) and when it needed the panel itself */
+  long long forwarded_early, forwarded_late;
 } HplMatrix;
 
 typedef struct {
@@ -95,11 +98,15 @@ void hpl_sit_out(FbContext *ctx, const HplMatrix *m);
 void hpl_panel_bcast_start(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
                            int *nreq);
 /* A receiver may post its receive early (hpl_panel_bcast_post) and test it
- * while it computes (hpl_recv_progress), so that a transport without
- * progress of its own moves the panel meanwhile; finish then waits for it. */
+ * while it computes (hpl_panel_bcast_progress), so that a transport without
+ * progress of its own moves the panel meanwhile, and pass the panel on as
+ * soon as it is in; finish then waits for it (and forwards it) if it has
+ * not come yet. *posted: one of these. */
+enum { HPL_RECV_NONE, HPL_RECV_POSTED, HPL_RECV_FORWARDED };
 void hpl_panel_bcast_post(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *recv,
                           int *posted);
-void hpl_recv_progress(MPI_Request *recv);
+void hpl_panel_bcast_progress(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
+                              int *nreq, MPI_Request *recv, int *posted);
 void hpl_panel_bcast_finish(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
                             int *nreq, MPI_Request *recv, int *posted);
 void hpl_wait_all(MPI_Request *req, int *nreq);

@@ -70,6 +70,13 @@ int hpl_run_case(FbContext *ctx, const HplConfig *cfg, const HplCase *c, int ind
   fb_print(ctx, "%s||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N)= %14.7e ...... %s\n%s", DASH,
            out.resid, out.passed ? "PASSED" : "FAILED", RULE);
   if (out.singular) fb_print(ctx, "the matrix is singular to working precision\n");
+  /* forwards of a panel along a process row (a ring's middle processes, a
+   * tree's inner nodes): during the update, as soon as it came, or later */
+  long long forwarded[2] = {m.forwarded_early, m.forwarded_late};
+  fb_allreduce_sum_ll(ctx, FB_NO_PHASE, forwarded, 2);
+  if (forwarded[0] + forwarded[1] > 0)
+    fb_print(ctx, "panel forwards along the process rows: %lld during the update, %lld after it\n",
+             forwarded[0], forwarded[1]);
   fb_result_check_abs(&r, "scaled_residual", "HPL's scaled residual", out.resid, 0.0,
                       cfg->threshold);
   fb_result_check_true(&r, "not_singular", "matrix not singular", !out.singular);
@@ -84,9 +91,10 @@ int hpl_run_case(FbContext *ctx, const HplConfig *cfg, const HplCase *c, int ind
   fb_result_param_str(&r, "tv", code);
   snprintf(results, sizeof results,
            "{\"resid\":%.17g,\"norm_a\":%.17g,\"norm_x\":%.17g,\"norm_b\":%.17g,"
-           "\"x_sum\":%.17g,\"x_first\":%.17g,\"x_last\":%.17g,\"passed\":%s}",
+           "\"x_sum\":%.17g,\"x_first\":%.17g,\"x_last\":%.17g,\"passed\":%s,"
+           "\"panel_forwards_during_update\":%lld,\"panel_forwards_after_update\":%lld}",
            out.resid, out.norm_a, out.norm_x, out.norm_b, out.x_sum, idle ? 0.0 : m.x[0],
-           idle ? 0.0 : m.x[c->n - 1], out.passed ? "true" : "false");
+           idle ? 0.0 : m.x[c->n - 1], out.passed ? "true" : "false", forwarded[0], forwarded[1]);
   r.app_json = results;
   int status = fb_report(ctx, &r);
   hpl_matrix_free(&m);

@@ -52,6 +52,26 @@ check "hpl N=2600 NB=64 1x2 twice: the same bits ($first_x, $reference_x)" [ "$f
 # sized by NB, on the column-by-column path (P > 1) and the recursive one
 hpl_big "2x1 NB=1024" 2 -P 2 -Q 1 -b 1024
 hpl_big "1x2 NB=1024" 2 -P 1 -Q 2 -b 1024
+# A panel is passed on along its process row the moment it comes, during the
+# receiver's update (hpl_comm.c's hpl_panel_bcast_progress), not when the
+# receiver has finished its update and needs the panel. Every forward counts
+# once: a ring's Q - 2 middle processes per panel and process row, a binomial
+# tree's inner nodes (one of four); the same count in the text and the record.
+# Local rows past PROGRESS_ROWS, so that the update has tests between blocks
+# (on 2 cores: 39-55 of the ring's 94 forwards, 26-36 of the tree's 47, came
+# during the update; 1 of 126 on a 2 x 4 grid of 4000 rows).
+hpl_forwards() { # NAME NP FORWARDS ARGS...
+  fname=$1 np=$2 want=$3; shift 3
+  rm -f "$REC"
+  mpi "$np" $HPL --json "$REC" "$@"; rc=$?
+  got=$(json "$REC" 'r["results"]["panel_forwards_during_update"], r["results"]["panel_forwards_after_update"]' 2>/dev/null)
+  check "hpl $fname: $want panel forwards in all, some during the update (exit $rc; $got)" \
+    [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["results"]["panel_forwards_during_update"] + r["results"]["panel_forwards_after_update"] == '"$want"' and r["results"]["panel_forwards_during_update"] > 0')" = true ]
+  check "hpl $fname: the text gives the record's forwards" \
+    grep -q "panel forwards along the process rows: $(json "$REC" '"%d during the update, %d after it" % (r["results"]["panel_forwards_during_update"], r["results"]["panel_forwards_after_update"])')\$" "$OUT_FILE"
+}
+hpl_forwards "1x4 ring N=6000 NB=128" 4 $((47 * 2)) -N 6000 -b 128 -P 1 -Q 4
+hpl_forwards "1x4 binomial N=6000 NB=128" 4 47 -N 6000 -b 128 -P 1 -Q 4 --bcast binomial
 if "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
   OMPI_MCA_btl=tcp,self hpl_big "1x2 over TCP" 2 -P 1 -Q 2
   OMPI_MCA_btl=tcp,self hpl_big "2x2 over TCP" 4 -P 2 -Q 2
