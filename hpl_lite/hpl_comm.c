@@ -73,8 +73,11 @@ void hpl_panel_bcast_post(HplMatrix *m, int root_col, double *buf, int count, MP
  * middle processes then no longer hold it back for a whole update each. It
  * moved no number measured yet: on 16 ranks of one node (N=24000 NB=256) the
  * panel wait stayed 13-24 s of a 35-40 s run on a 2 x 8 grid, where hpcc's
- * HPL took 19 s in all, and on 4 x 4 no panel came during an update
- * (docs/performance.md). The record counts both kinds of forward. */
+ * HPL took 19 s in all, and on 4 x 4 no panel came during an update: the
+ * tests come between blocks of PROGRESS_ROWS local rows (factor.c), and with
+ * 6000 local rows and fewer an update has few blocks, one (a test at its
+ * start only) once fewer than 2048 rows are left (docs/performance.md). The
+ * record counts both kinds of forward. */
 void hpl_panel_bcast_progress(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
                               int *nreq, MPI_Request *recv, int *posted) {
   if (*posted != HPL_RECV_POSTED) return;
