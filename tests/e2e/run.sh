@@ -117,6 +117,11 @@ f2, _ = a.fit_law([(1, 1.0), (2, 1.82)], False)
 fx, _ = a.fit_law([(p, a.amdahl(p, 0.1)) for p in (1, 2, 4, 8)], False)
 ok = f3['ci95'] and f3['ci95'][0] <= f3['value'] <= f3['ci95'][1] and f2['ci95'] is None and abs(fx['value'] - 0.1) < 1e-6
 sys.exit(0 if ok else 1)"
+check "scaling: Amdahl's limit for f = 0.25, and none for a serial fraction the fit cannot tell from 0" \
+  /usr/bin/python3 -c "
+import importlib.machinery, sys; sys.path.insert(0, 'run')
+s = importlib.machinery.SourceFileLoader('scaling', 'run/scaling').load_module()
+sys.exit(not ('4.0x' in s.amdahl_limit(0.25) and 'no limit' in s.amdahl_limit(1e-11)))"
 timeout 300 run/scaling --app himeno --np 1,2 --weak --size XS --iterations 20 --results "$RES" >"$OUT_FILE" 2>&1; rc=$?
 check "scaling --weak: the problem grows with the ranks (Gustafson)" \
   [ $rc -eq 0 -a "$(json "$RES/scaling-himeno-weak/summary.json" 'r["law"] == "Gustafson"')" = true ]
