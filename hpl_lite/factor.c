@@ -2,14 +2,14 @@
  * [A | b], one step of look-ahead: the process column that owns the next
  * panel updates that panel first, factors it and starts its broadcast, then
  * updates the rest of its columns. A panel is copied out of the row-major
- * matrix into a column-major work buffer and factored there: recursively
- * (HPL's R2R4: halves down to leaves of 4 columns, nearly all dtrsm and
- * dgemm) when a process column holds all of it (P = 1), else column by
- * column with the pivot search, row swap and pivot row shared over the
- * process column. Its diagonal block goes back into the matrix (the solve
- * needs U); L goes row-major into the broadcast buffer, so that the update is
- * a plain row-major product (OpenBLAS is 2-5% slower on a transposed panel,
- * measured on the Zen 4 VM). */
+ * matrix into a column-major work buffer and factored there recursively
+ * (HPL's R2R4: halves down to leaves of a few columns, nearly all dtrsm and
+ * dgemm), on one process or spread over the P processes of a column (each
+ * column's pivot search and pivot row, and the blocks of U above the right
+ * halves, shared over the process column). Its diagonal block goes back into
+ * the matrix (the solve needs U); L goes row-major into the broadcast
+ * buffer, so that the update is a plain row-major product (OpenBLAS is 2-5%
+ * slower on a transposed panel, measured on the Zen 4 VM). */
 #include "hpl.h"
 
 #include <cblas.h>
@@ -32,6 +32,10 @@
  * leaves of 2 and 4 columns were the fastest, 8 and 16 2-6% slower (6000 and
  * 12000 x 384 panels, Xeon with AVX-512, the other core busy with the same). */
 #define LU_LEAF_COLS 4
+
+/* The same for a panel spread over P > 1 process rows (dist_lu), where each
+ * column costs a pivot search over the process column whatever the leaf. */
+#define DIST_LEAF_COLS 8
 
 typedef struct {
   double *buf; /* row-major: L rows (mp x jb) | L11 (jb x jb) | pivots (jb) */
@@ -71,51 +75,53 @@ static double *panel_row(const HplMatrix *m, const Panel *pn, long long g) {
   return m->work_factor + hpl_local_index(g, m->c.nb, m->c.p) - pn->lr0;
 }
 
-/* Swaps global rows r1 and r2 of the panel within the process column (the
- * two rows may live on different process rows). */
-static void swap_panel_rows(HplMatrix *m, Panel *pn, long long r1, long long r2) {
-  const HplCase *c = &m->c;
-  if (r1 == r2) return;
-  int o1 = hpl_owner(r1, c->nb, c->p), o2 = hpl_owner(r2, c->nb, c->p);
-  double *tmp = m->row;
-  if (o1 == m->myrow && o2 == m->myrow) {
-    cblas_dswap(pn->jb, panel_row(m, pn, r1), (int)pn->ldw, panel_row(m, pn, r2), (int)pn->ldw);
-  } else if (o1 == m->myrow || o2 == m->myrow) {
-    int other = o1 == m->myrow ? o2 : o1;
-    double *row = panel_row(m, pn, o1 == m->myrow ? r1 : r2);
-    for (int j = 0; j < pn->jb; j++) tmp[j] = row[j * pn->ldw];
-    hpl_col_exchange(m, tmp, pn->jb, other);
-    for (int j = 0; j < pn->jb; j++) row[j * pn->ldw] = tmp[j];
-  }
+/* Column j of the panel in the work buffer (column-major, indexed by local
+ * row). */
+static double *panel_col(const HplMatrix *m, const Panel *pn, int j) {
+  return m->work_factor + j * pn->ldw - pn->lr0;
 }
 
-/* Column-by-column factorisation of a panel spread over P process rows, in
- * the work buffer. */
-static int factor_distributed(HplMatrix *m, Panel *pn) {
+/* Columns [j0, j0 + n) of a panel spread over P process rows, one at a time:
+ * the pivot search and the pivot row in one reduction over the process
+ * column (hpl_col_pivot_row), the displaced row to the pivot's process, then
+ * a rank-1 update of the columns left of j0 + n only (dist_lu updates the
+ * rest a block at a time). The reduction replaced three steps in a row (an
+ * MPI_MAXLOC, an exchange of the two rows, a broadcast of the pivot row):
+ * over TCP the panels took 0.28-0.30 s against 0.32-0.33, on shared memory
+ * 0.225 against 0.215, where every process now copies its candidate row
+ * (2x1, N=8000 NB=256, Xeon). */
+static int dist_lu_leaf(HplMatrix *m, Panel *pn, int j0, int n) {
   const HplCase *c = &m->c;
-  double *rowbuf = m->row;
+  long long ldw = pn->ldw;
+  double *record = m->row, *pivot_row = record + HPL_PIVOT_HEAD,
+         *displaced = pivot_row + hpl_panel_width(c);
   int singular = 0;
-  for (int j = 0; j < pn->jb; j++) {
+  for (int j = j0; j < j0 + n; j++) {
     long long gj = pn->jk + j;
-    double *col = m->work_factor + j * pn->ldw - pn->lr0;    /* indexed by local row */
+    double *col = panel_col(m, pn, j);
     long long first = hpl_numroc(gj, c->nb, m->myrow, c->p); /* local rows >= gj */
-    double best = -1.0;
-    long long best_row = 0;
-    for (long long li = first; li < m->mloc; li++)
-      if (fabs(col[li]) > best) {
-        best = fabs(col[li]);
-        best_row = hpl_global_index(li, c->nb, m->myrow, c->p);
-      }
-    long long gp = hpl_col_pivot(m, best, best_row);
+    long long best = first < m->mloc
+                         ? first + (long long)cblas_idamax((int)(m->mloc - first), col + first, 1)
+                         : -1;
+    record[0] = best < 0 ? -1.0 : fabs(col[best]);
+    record[1] = best < 0 ? 0.0 : (double)hpl_global_index(best, c->nb, m->myrow, c->p);
+    if (best >= 0) cblas_dcopy(pn->jb, panel_col(m, pn, 0) + best, (int)ldw, pivot_row, 1);
+    hpl_col_pivot_row(m, record);
+    long long gp = (long long)record[1];
     m->piv[j] = gp;
-    swap_panel_rows(m, pn, gj, gp);
-    int owner = hpl_owner(gj, c->nb, c->p);
-    if (owner == m->myrow) {
-      const double *row = panel_row(m, pn, gj);
-      for (int jj = 0; jj < pn->jb; jj++) rowbuf[jj] = row[jj * pn->ldw];
+    int owner = hpl_owner(gj, c->nb, c->p), pivot_owner = hpl_owner(gp, c->nb, c->p);
+    if (gp != gj && owner == m->myrow) { /* row gj goes where the pivot row was */
+      cblas_dcopy(pn->jb, panel_row(m, pn, gj), (int)ldw, displaced, 1);
+      if (pivot_owner == m->myrow)
+        cblas_dcopy(pn->jb, displaced, 1, panel_row(m, pn, gp), (int)ldw);
+      else
+        hpl_col_send(m, displaced, pn->jb, pivot_owner);
+      cblas_dcopy(pn->jb, pivot_row, 1, panel_row(m, pn, gj), (int)ldw);
+    } else if (gp != gj && pivot_owner == m->myrow) {
+      hpl_col_recv(m, displaced, pn->jb, owner);
+      cblas_dcopy(pn->jb, displaced, 1, panel_row(m, pn, gp), (int)ldw);
     }
-    hpl_col_bcast(m, rowbuf, pn->jb, owner);
-    double pivot = rowbuf[j];
+    double pivot = pivot_row[j];
     if (pivot == 0.0) {
       singular = 1;
       continue;
@@ -124,11 +130,45 @@ static int factor_distributed(HplMatrix *m, Panel *pn) {
     long long rows = m->mloc - below;
     if (rows <= 0) continue;
     cblas_dscal((int)rows, 1.0 / pivot, col + below, 1);
-    if (j + 1 < pn->jb)
-      cblas_dger(CblasColMajor, (int)rows, pn->jb - j - 1, -1.0, col + below, 1, rowbuf + j + 1, 1,
-                 col + pn->ldw + below, (int)pn->ldw);
+    if (j + 1 < j0 + n)
+      cblas_dger(CblasColMajor, (int)rows, j0 + n - j - 1, -1.0, col + below, 1, pivot_row + j + 1,
+                 1, col + ldw + below, (int)ldw);
   }
   return singular;
+}
+
+/* Columns [j0, j0 + n) of a panel spread over P process rows, recursively as
+ * recursive_lu does on one process: the left half, then U12 = L11^-1 A12 on
+ * the process row that holds the panel's diagonal block (its rows are that
+ * block's), shared over the process column, the right half's update A22 -=
+ * L21 U12 on every process's rows below, and the right half. Nearly all of
+ * the work is then dgemm, where the column-at-a-time factorisation was all
+ * rank-1 updates: on 2x1, N=8000 NB=256, Xeon, the panels took 0.63 s of a
+ * 3.1 s loop, 4x the 1x2 grid's recursive ones, and 0.21 s after; at
+ * N=12000 1.53-1.60 s against 0.46-0.48, 114-116 against 126-130 Gflop/s. */
+static int dist_lu(HplMatrix *m, Panel *pn, int j0, int n) {
+  if (n <= DIST_LEAF_COLS) return dist_lu_leaf(m, pn, j0, n);
+  const HplCase *c = &m->c;
+  int n1 = n / 2 > 8 ? n / 2 / 8 * 8 : n / 2, n2 = n - n1;
+  int singular = dist_lu(m, pn, j0, n1);
+  long long g1 = pn->jk + j0; /* U12: global rows [g1, g1 + n1), all on diag_row */
+  int diag_row = hpl_owner(pn->jk, c->nb, c->p);
+  double *u12 = panel_l11(pn); /* free until the panel is packed: n1 x n2, column-major */
+  if (m->myrow == diag_row) {
+    double *a11 = panel_row(m, pn, g1) + (long long)j0 * pn->ldw;
+    double *a12 = a11 + (long long)n1 * pn->ldw;
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n1, n2, 1.0, a11,
+                (int)pn->ldw, a12, (int)pn->ldw);
+    for (int j = 0; j < n2; j++)
+      memcpy(u12 + (long long)j * n1, a12 + (long long)j * pn->ldw, (size_t)n1 * sizeof(double));
+  }
+  hpl_col_bcast(m, u12, n1 * n2, diag_row);
+  long long below = hpl_numroc(g1 + n1, c->nb, m->myrow, c->p);
+  if (below < m->mloc)
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)(m->mloc - below), n2, n1, -1.0,
+                panel_col(m, pn, j0) + below, (int)pn->ldw, u12, n1, 1.0,
+                panel_col(m, pn, j0 + n1) + below, (int)pn->ldw);
+  return singular | dist_lu(m, pn, j0 + n1, n2);
 }
 
 /* Unblocked LU with partial pivoting of the column-major m x n block a (n
@@ -231,7 +271,7 @@ static int factor_panel(FbContext *ctx, HplMatrix *m, Panel *pn) {
     singular = recursive_lu(pn->mp, pn->jb, work, pn->ldw, m->piv);
     for (int j = 0; j < pn->jb; j++) m->piv[j] += pn->jk;
   } else {
-    singular = factor_distributed(m, pn);
+    singular = dist_lu(m, pn, 0, pn->jb);
   }
   columns_to_rows(pn->buf, pn->jb, work, pn->ldw, pn->mp, pn->jb); /* L rows, as sent */
   /* the diagonal block, from the process row that holds block k, back into

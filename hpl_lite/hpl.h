@@ -46,6 +46,8 @@ typedef struct {
 typedef struct {
   HplCase c;
   MPI_Comm grid, row_comm, col_comm; /* row_comm: my process row (size Q) */
+  MPI_Datatype pivot_type;           /* one pivot record (hpl_col_pivot_row) */
+  MPI_Op pivot_op;
   int myrow, mycol;
   int idle; /* a rank past P x Q: outside the grid, it waits the case out (as in HPL) */
   long long mloc, nloc, lda; /* local rows, local columns (b included), row stride */
@@ -55,7 +57,7 @@ typedef struct {
   double *work_factor;         /* a panel being factored (column-major) */
   long long *piv;              /* global pivot rows of a panel */
   long long *rows;             /* a panel's row bookkeeping: 11 x hpl_panel_width */
-  double *row;                 /* one row of a panel */
+  double *row;                 /* a pivot record, then a row (hpl_col_pivot_row) */
   int *counts;                 /* 2 x P: a gather's counts and displacements */
   /* panels this process passed on along its row: while it updated (the
    * panel came during the update) and when it needed the panel itself */
@@ -111,9 +113,16 @@ void hpl_panel_bcast_finish(HplMatrix *m, int root_col, double *buf, int count, 
                             int *nreq, MPI_Request *recv, int *posted);
 void hpl_wait_all(MPI_Request *req, int *nreq);
 int hpl_sends_progress(MPI_Request *req, int *nreq);
-void hpl_col_exchange(HplMatrix *m, double *buf, int n, int other_row);
-/* MPI_MAXLOC over the process column: the global row of the largest |value|. */
-long long hpl_col_pivot(HplMatrix *m, double local_abs, long long local_row);
+/* A column's pivot search over the process column, and the pivot row with
+ * it, in one reduction (HPL's pdmxswp does the same): each process offers a
+ * record {|value|, global row, that row (HPL_PIVOT_HEAD + k, k < the panel's
+ * width)} and every process gets the winner's (ties: the lower row, as
+ * MPI_MAXLOC). The row it displaces goes to the winner's process alone
+ * (hpl_col_send and hpl_col_recv). */
+#define HPL_PIVOT_HEAD 2
+void hpl_col_pivot_row(HplMatrix *m, double *record);
+void hpl_col_send(HplMatrix *m, const double *buf, int n, int row);
+void hpl_col_recv(HplMatrix *m, double *buf, int n, int row);
 void hpl_col_bcast(HplMatrix *m, double *buf, int n, int root_row);
 void hpl_col_allgatherv(HplMatrix *m, const double *send, int n, double *recv, const int *counts,
                         const int *displs);

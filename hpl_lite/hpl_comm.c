@@ -6,6 +6,8 @@
  * app is in this file. */
 #include "hpl.h"
 
+#include <string.h>
+#include <string.h>
 #include <time.h>
 
 static int panel_tag(void) { return 4242; }
@@ -122,18 +124,30 @@ int hpl_sends_progress(MPI_Request *req, int *nreq) {
   return done;
 }
 
-void hpl_col_exchange(HplMatrix *m, double *buf, int n, int other_row) {
-  MPI_Sendrecv_replace(buf, n, MPI_DOUBLE, other_row, 7, other_row, 7, m->col_comm,
-                       MPI_STATUS_IGNORE);
+/* The pivot record's reduction (see hpl.h): the candidate with the larger
+ * |value| wins, the lower global row on a tie (MPI_MAXLOC's rule). The record
+ * is one element of a contiguous type, so MPI never splits it between calls. */
+static void pivot_max(void *in_v, void *inout_v, int *len, MPI_Datatype *type) {
+  int bytes = 0;
+  MPI_Type_size(*type, &bytes);
+  long long size = bytes / (long long)sizeof(double);
+  for (int e = 0; e < *len; e++) {
+    const double *in = (const double *)in_v + e * size;
+    double *io = (double *)inout_v + e * size;
+    if (in[0] > io[0] || (in[0] == io[0] && in[1] < io[1])) memcpy(io, in, (size_t)bytes);
+  }
 }
 
-long long hpl_col_pivot(HplMatrix *m, double local_abs, long long local_row) {
-  struct {
-    double v;
-    int i;
-  } mine = {local_abs, (int)local_row}, best;
-  MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->col_comm);
-  return best.i;
+void hpl_col_pivot_row(HplMatrix *m, double *record) {
+  MPI_Allreduce(MPI_IN_PLACE, record, 1, m->pivot_type, m->pivot_op, m->col_comm);
+}
+
+void hpl_col_send(HplMatrix *m, const double *buf, int n, int row) {
+  MPI_Send(buf, n, MPI_DOUBLE, row, 7, m->col_comm);
+}
+
+void hpl_col_recv(HplMatrix *m, double *buf, int n, int row) {
+  MPI_Recv(buf, n, MPI_DOUBLE, row, 7, m->col_comm, MPI_STATUS_IGNORE);
 }
 
 void hpl_col_bcast(HplMatrix *m, double *buf, int n, int root_row) {
@@ -179,6 +193,10 @@ void hpl_grid_comms(FbContext *ctx, HplMatrix *m) {
   if (m->idle) return;
   MPI_Comm_split(m->grid, m->myrow, m->mycol, &m->row_comm);
   MPI_Comm_split(m->grid, m->mycol, m->myrow, &m->col_comm);
+  MPI_Type_contiguous((int)(HPL_PIVOT_HEAD + 2 * hpl_panel_width(&m->c)), MPI_DOUBLE,
+                      &m->pivot_type);
+  MPI_Type_commit(&m->pivot_type);
+  MPI_Op_create(pivot_max, 1, &m->pivot_op);
 }
 
 /* With P x Q under the job's ranks, every rank meets here: the ranks outside
@@ -196,6 +214,10 @@ void hpl_sit_out(FbContext *ctx, const HplMatrix *m) {
 }
 
 void hpl_grid_comms_free(HplMatrix *m) {
+  if (m->pivot_op != MPI_OP_NULL && m->pivot_op) MPI_Op_free(&m->pivot_op);
+  if (m->pivot_type != MPI_DATATYPE_NULL && m->pivot_type) MPI_Type_free(&m->pivot_type);
+  if (m->pivot_op != MPI_OP_NULL && m->pivot_op) MPI_Op_free(&m->pivot_op);
+  if (m->pivot_type != MPI_DATATYPE_NULL && m->pivot_type) MPI_Type_free(&m->pivot_type);
   if (m->row_comm != MPI_COMM_NULL && m->row_comm) MPI_Comm_free(&m->row_comm);
   if (m->col_comm != MPI_COMM_NULL && m->col_comm) MPI_Comm_free(&m->col_comm);
   if (m->grid != MPI_COMM_NULL && m->grid) MPI_Comm_free(&m->grid);

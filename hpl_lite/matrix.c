@@ -88,7 +88,7 @@ int hpl_matrix_init(FbContext *ctx, HplMatrix *m, const HplCase *c, unsigned lon
   m->x = fb_alloc((size_t)c->n * sizeof(double));
   m->piv = malloc(jb * sizeof(long long));
   m->rows = malloc(11 * jb * sizeof(long long));
-  m->row = malloc(jb * sizeof(double));
+  m->row = malloc((HPL_PIVOT_HEAD + 2 * jb) * sizeof(double)); /* a record, a row */
   m->counts = malloc(2 * (size_t)c->p * sizeof(int));
   if (!m->a || !m->work_panel || !m->work_factor || !m->work_u || !m->x || !m->piv || !m->rows ||
       !m->row || !m->counts)

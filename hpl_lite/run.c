@@ -12,11 +12,11 @@ static const char *const DASH =
 
 /* HPL's T/V code: W(all time), R(ow-major grid), look-ahead depth 1, the
  * broadcast (0: increasing ring, HPL's 1rg; 6: binomial, not an HPL code),
- * then the panel factorisation: R2R4 for the recursive one (halves, leaves
- * of 4 columns factored right-looking; P = 1),
- * R1R1 for the column-by-column distributed panel. */
+ * then the panel factorisation, recursive (halves, right-looking leaves):
+ * R2R4 with leaves of 4 columns on one process column (P = 1), R2R8 with
+ * leaves of 8 when the panel is spread over P > 1 (factor.c's dist_lu). */
 static void tv_code(const HplCase *c, char *buf, size_t len) {
-  snprintf(buf, len, "WR1%d%s", c->bcast == BCAST_RING ? 0 : 6, c->p == 1 ? "R2R4" : "R1R1");
+  snprintf(buf, len, "WR1%d%s", c->bcast == BCAST_RING ? 0 : 6, c->p == 1 ? "R2R4" : "R2R8");
 }
 
 static double flops(long long n) {

@@ -22,6 +22,8 @@ hpl_case() { # NAME NP ARGS...
 hpl_case "1x1" 1 -P 1 -Q 1
 hpl_case "1x2" 2 -P 1 -Q 2
 hpl_case "2x1" 2 -P 2 -Q 1
+check "hpl 2x1: HPL's T/V code names the recursive panel spread over the column, leaves of 8 (WR10R2R8)" \
+  grep -q '^WR10R2R8 ' "$OUT_FILE"
 hpl_case "1x3" 3 -P 1 -Q 3
 hpl_case "3x1" 3 -P 3 -Q 1
 hpl_case "2x2" 4 -P 2 -Q 2
@@ -51,6 +53,10 @@ check "hpl N=2600 NB=64 1x2 twice: the same bits ($first_x, $reference_x)" [ "$f
 # NB past 512 (GPU runs of HPL use 1024 and more): the panel's bookkeeping is
 # sized by NB, on the column-by-column path (P > 1) and the recursive one
 hpl_big "2x1 NB=1024" 2 -P 2 -Q 1 -b 1024
+# the pivot reduction's winner does not depend on the order MPI combines in
+first_x=$x
+hpl_big "2x1 NB=1024 again" 2 -P 2 -Q 1 -b 1024
+check "hpl N=2600 2x1 NB=1024 twice: the same bits ($first_x, $x)" [ "$first_x" = "$x" ]
 hpl_big "1x2 NB=1024" 2 -P 1 -Q 2 -b 1024
 # A panel is passed on along its process row the moment it comes, during the
 # receiver's update (hpl_comm.c's hpl_panel_bcast_progress), not when the

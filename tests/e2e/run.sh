@@ -181,6 +181,22 @@ round2=$(awk '$1 == 2 && NF >= 9 { gsub(/[(),]/, " "); print $3, $6, $7 }' "$OUT
 check "bench-stream: ours at hpcc's length before and after it, the round's mean of the two ($round2), the same-method line (exit $rc; launches: $launches)" \
   sh -c "[ $rc -eq 0 ] && [ '$launches' = '$want' ] && grep -q 'same method, medians of 2 rounds: .* (fabricbench ahead in 2 of 2 rounds)' '$OUT_FILE' && python3 -c \"import sys; m, b, a = map(float, sys.argv[1:4]); raise SystemExit(0 if b > 0 and a > 0 and abs(m - (a + b) / 2) < 0.01 else 1)\" $round2"
 
+# bench-hpl's grid, with a stand-in for hpcc that reports 1 Gflop/s of HPL
+# and of DGEMM a process: both codes on the grid asked for, the ratio ours/1.
+printf '%s\n' '#!/bin/sh' '[ "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}" = 0 ] || exit 0' \
+  "grep -q '^2 .*Ps' hpccinf.txt && grep -q '^1 .*Qs' hpccinf.txt || exit 1" \
+  "printf '%s\\n' 'HPL_Tflops=0.001' 'StarDGEMM_Gflops=1.0' > hpccoutf.txt" > "$fakehpcc/hpcc-hpl"
+chmod +x "$fakehpcc/hpcc-hpl"
+: > "$launchlog"
+HPCC_BIN="$fakehpcc/hpcc-hpl" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=1 timeout 300 run/bench-hpl 600 64 2x1 >"$OUT_FILE" 2>&1; rc=$?
+launches=$(awk '{ printf "%s ", $0 }' "$launchlog" | sed "s|$fakehpcc/||g")
+row=$(awk '$1 == 1 && NF >= 9 { gsub(/[()%]/, " "); print $2, $4, $6 }' "$OUT_FILE")
+check "bench-hpl 600 64 2x1: hpcc and hpl_lite on 2 ranks as 2x1, ours against 1 Gflop/s ($row; exit $rc; launches: $launches)" \
+  sh -c "[ $rc -eq 0 ] && grep -q 'N=600 NB=64, 2x1' '$OUT_FILE' && echo '$launches' | grep -q '^-np 2 hpcc-hpl -np 2 hpl_lite/hpl -N 600 -b 64 -P 2 -Q 1 ' && python3 -c \"import sys; h, o, r = map(float, sys.argv[1:4]); raise SystemExit(0 if h == 1 and o > 0 and abs(r - o) < 0.01 * o else 1)\" $row"
+: > "$launchlog"
+MPIRUN="$TMPDIR_T/mpirun-log" timeout 20 run/bench-hpl 600 64 2y1 >"$OUT_FILE" 2>&1; rc=$?
+check "bench-hpl with grid 2y1: one line naming it, exit 2, nothing launched (exit $rc)" \
+  sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q \"grid '2y1'\" '$OUT_FILE' && [ ! -s '$launchlog' ]"
 # bench-stream's HPCC_SRC, with a stand-in for hpcc's source tree: its
 # main() reads every section's Run flag as set, and reports 0.001 GB/s only
 # when the script's line has switched off all but StarSTREAM (1000
