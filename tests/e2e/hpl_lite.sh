@@ -65,14 +65,23 @@ hpl_big "1x2 NB=1024" 2 -P 1 -Q 2 -b 1024
 # tree's inner nodes (one of four); the same count in the text and the record.
 # Local rows past PROGRESS_ROWS, so that the update has tests between blocks
 # (on 2 cores: 39-55 of the ring's 94 forwards, 26-36 of the tree's 47, came
-# during the update; 1 of 126 on a 2 x 4 grid of 4000 rows).
+# during the update; 1 of 126 on a 2 x 4 grid of 4000 rows). With Open MPI
+# one test of the early receive can complete it (its shared-memory transport
+# copies a large message in one go, from the receiving side); Debian's MPICH
+# (4.0.2, ch4:ucx) completes it by a rendezvous that needs the sender's MPI
+# calls too, and with tests 2048 rows apart on both sides a panel seldom
+# completes during an update there (0-2 of 47 and of 94 in nine runs on 2
+# cores; session 35's CI passed with some): under MPICH only the count and
+# the text are checked.
 hpl_forwards() { # NAME NP FORWARDS ARGS...
   fname=$1 np=$2 want=$3; shift 3
   rm -f "$REC"
   mpi "$np" $HPL --json "$REC" "$@"; rc=$?
   got=$(json "$REC" 'r["results"]["panel_forwards_during_update"], r["results"]["panel_forwards_after_update"]' 2>/dev/null)
-  check "hpl $fname: $want panel forwards in all, some during the update (exit $rc; $got)" \
-    [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["results"]["panel_forwards_during_update"] + r["results"]["panel_forwards_after_update"] == '"$want"' and r["results"]["panel_forwards_during_update"] > 0')" = true ]
+  some=" and r['results']['panel_forwards_during_update'] > 0" during=", some during the update"
+  [ "${FB_MPI:-openmpi}" = mpich ] && some="" during=""
+  check "hpl $fname: $want panel forwards in all$during (exit $rc; $got)" \
+    [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["results"]["panel_forwards_during_update"] + r["results"]["panel_forwards_after_update"] == '"$want$some")" = true ]
   check "hpl $fname: the text gives the record's forwards" \
     grep -q "panel forwards along the process rows: $(json "$REC" '"%d during the update, %d after it" % (r["results"]["panel_forwards_during_update"], r["results"]["panel_forwards_after_update"])')\$" "$OUT_FILE"
 }
