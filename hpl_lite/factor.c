@@ -87,9 +87,10 @@ static double *panel_col(const HplMatrix *m, const Panel *pn, int j) {
  * a rank-1 update of the columns left of j0 + n only (dist_lu updates the
  * rest a block at a time). The reduction replaced three steps in a row (an
  * MPI_MAXLOC, an exchange of the two rows, a broadcast of the pivot row):
- * over TCP the panels took 0.28-0.30 s against 0.32-0.33, on shared memory
- * 0.225 against 0.215, where every process now copies its candidate row
- * (2x1, N=8000 NB=256, Xeon). */
+ * over TCP the panels took 0.28 s against 0.32-0.34, on shared memory 0.20
+ * against 0.21 (2x1, N=8000 NB=256, Xeon). The displaced row stays out of
+ * the record: with it a record of 256 columns passed Open MPI's 4 KB
+ * shared-memory eager limit and the panels took 0.225 s. */
 static int dist_lu_leaf(HplMatrix *m, Panel *pn, int j0, int n) {
   const HplCase *c = &m->c;
   long long ldw = pn->ldw;

@@ -7,7 +7,6 @@
 #include "hpl.h"
 
 #include <string.h>
-#include <string.h>
 #include <time.h>
 
 static int panel_tag(void) { return 4242; }
@@ -193,8 +192,7 @@ void hpl_grid_comms(FbContext *ctx, HplMatrix *m) {
   if (m->idle) return;
   MPI_Comm_split(m->grid, m->myrow, m->mycol, &m->row_comm);
   MPI_Comm_split(m->grid, m->mycol, m->myrow, &m->col_comm);
-  MPI_Type_contiguous((int)(HPL_PIVOT_HEAD + 2 * hpl_panel_width(&m->c)), MPI_DOUBLE,
-                      &m->pivot_type);
+  MPI_Type_contiguous((int)(HPL_PIVOT_HEAD + hpl_panel_width(&m->c)), MPI_DOUBLE, &m->pivot_type);
   MPI_Type_commit(&m->pivot_type);
   MPI_Op_create(pivot_max, 1, &m->pivot_op);
 }
@@ -214,8 +212,6 @@ void hpl_sit_out(FbContext *ctx, const HplMatrix *m) {
 }
 
 void hpl_grid_comms_free(HplMatrix *m) {
-  if (m->pivot_op != MPI_OP_NULL && m->pivot_op) MPI_Op_free(&m->pivot_op);
-  if (m->pivot_type != MPI_DATATYPE_NULL && m->pivot_type) MPI_Type_free(&m->pivot_type);
   if (m->pivot_op != MPI_OP_NULL && m->pivot_op) MPI_Op_free(&m->pivot_op);
   if (m->pivot_type != MPI_DATATYPE_NULL && m->pivot_type) MPI_Type_free(&m->pivot_type);
   if (m->row_comm != MPI_COMM_NULL && m->row_comm) MPI_Comm_free(&m->row_comm);
