@@ -124,8 +124,7 @@ void hpl_col_pivot_row(HplMatrix *m, double *record);
 void hpl_col_send(HplMatrix *m, const double *buf, int n, int row);
 void hpl_col_recv(HplMatrix *m, double *buf, int n, int row);
 void hpl_col_bcast(HplMatrix *m, double *buf, int n, int root_row);
-void hpl_col_allgatherv(HplMatrix *m, const double *send, int n, double *recv, const int *counts,
-                        const int *displs);
+void hpl_col_allgatherv_in_place(HplMatrix *m, double *buf, const int *counts, const int *displs);
 void hpl_row_send(HplMatrix *m, const double *buf, int n, int col, int tag);
 void hpl_row_recv(HplMatrix *m, double *buf, int n, int col, int tag);
 void hpl_row_sum(HplMatrix *m, double *buf, int n);

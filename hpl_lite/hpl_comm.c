@@ -153,9 +153,8 @@ void hpl_col_bcast(HplMatrix *m, double *buf, int n, int root_row) {
   MPI_Bcast(buf, n, MPI_DOUBLE, root_row, m->col_comm);
 }
 
-void hpl_col_allgatherv(HplMatrix *m, const double *send, int n, double *recv, const int *counts,
-                        const int *displs) {
-  MPI_Allgatherv(send, n, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, m->col_comm);
+void hpl_col_allgatherv_in_place(HplMatrix *m, double *buf, const int *counts, const int *displs) {
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts, displs, MPI_DOUBLE, m->col_comm);
 }
 
 void hpl_row_send(HplMatrix *m, const double *buf, int n, int col, int tag) {
