@@ -81,9 +81,8 @@ static double *panel_col(const HplMatrix *m, const Panel *pn, int j) {
   return m->work_factor + j * pn->ldw - pn->lr0;
 }
 
-/* Where a recursive panel factorisation splits n columns: half, rounded
- * down to a multiple of 8 once there are more than 8, so that the left
- * halves' dgemm and dtrsm get whole vector widths. */
+/* Where recursive_lu and dist_lu split n columns: half, rounded down to a
+ * multiple of 8 once there are more than 8. */
 static int split_cols(int n) { return n / 2 > 8 ? n / 2 / 8 * 8 : n / 2; }
 
 /* Columns [j0, j0 + n) of a panel spread over P process rows, one at a time:
@@ -346,8 +345,8 @@ static int row_index(const long long *list, int n, long long r) {
  * every needed row went to every process: on 2x1 the diagonal process row
  * sent about 388 rows a step where 256 are needed (N=12000 NB=256, Xeon,
  * three alternations: the swaps 0.48-0.49 s against 0.39-0.40 now, 148-154
- * against 151-156 Gflop/s). U is returned in u (jb x
- * nc, row-major). Sources and displaced rows are distinct original rows. */
+ * against 151-156 Gflop/s). U is returned in u (jb x nc, row-major).
+ * Sources and displaced rows are distinct original rows. */
 static void swap_and_u_distributed(FbContext *ctx, HplMatrix *m, const Panel *pn, long long c0,
                                    int nc, double *u) {
   const HplCase *c = &m->c;
@@ -370,15 +369,15 @@ static void swap_and_u_distributed(FbContext *ctx, HplMatrix *m, const Panel *pn
     for (int t = 0; t < nm; t++)
       if (hpl_owner(moved[t], c->nb, c->p) == diag_row) kept[n_kept++] = moved_from[t];
   double *recv = u + (long long)pn->jb * nc, *aside = recv + (long long)n_order * nc;
-  for (int s = 0; s < counts[m->myrow] / nc; s++)
-    memcpy(recv + displs[m->myrow] + (long long)s * nc,
-           entry(m, hpl_local_index(order[displs[m->myrow] / nc + s], c->nb, c->p), c0),
+  int mine = displs[m->myrow] / nc, n_mine = counts[m->myrow] / nc; /* my rows in order */
+  for (int s = mine; s < mine + n_mine; s++)
+    memcpy(recv + (long long)s * nc, entry(m, hpl_local_index(order[s], c->nb, c->p), c0),
            (size_t)nc * sizeof(double));
   for (int s = 0; s < n_kept; s++)
     memcpy(aside + (long long)s * nc, entry(m, hpl_local_index(kept[s], c->nb, c->p), c0),
            (size_t)nc * sizeof(double));
   hpl_col_allgatherv_in_place(m, recv, counts, displs);
-  fb_timers_count(&ctx->timers, PH_SWAP, c->p - 1, 8LL * (n_order * nc - counts[m->myrow]));
+  fb_timers_count(&ctx->timers, PH_SWAP, c->p - 1, 8LL * (n_order - n_mine) * nc);
   for (int j = 0; j < pn->jb; j++)
     memcpy(u + (long long)j * nc, recv + (long long)row_index(order, n_order, source[j]) * nc,
            (size_t)nc * sizeof(double));
