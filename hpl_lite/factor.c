@@ -329,65 +329,61 @@ static int permutation(const Panel *pn, long long *scratch, long long *source, l
   return nm;
 }
 
-/* Index of row r in list[0..n), which holds it. */
-static int row_index(const long long *list, int n, long long r) {
-  int s = 0;
-  while (s < n - 1 && list[s] != r) s++;
-  return s;
-}
-
 /* Row swaps and U for local columns [c0, c1) when P > 1. Every process needs
  * U's rows (the pivot rows, source); a displaced block row (moved_from, all
  * on the diagonal block's process row) is needed only by the process that
- * owns its new place (moved). One in-place allgatherv carries the pivot rows
- * and the displaced rows that change process, grouped by owner; a displaced
- * row that stays on its process is copied aside first, never sent. Before,
- * every needed row went to every process: on 2x1 the diagonal process row
- * sent about 388 rows a step where 256 are needed (N=12000 NB=256, Xeon,
- * three alternations: the swaps 0.48-0.49 s against 0.39-0.40 now, 148-154
- * against 151-156 Gflop/s). U is returned in u (jb x nc, row-major).
- * Sources and displaced rows are distinct original rows. */
+ * owns its new place (moved). Each process first copies its own pivot rows
+ * into U (a row a displaced row will replace is read before it is written)
+ * and puts the displaced rows that stay on it in place; one MPI_Alltoallw
+ * then carries, straight from and into their places (a datatype of row
+ * addresses, no packing), U's rows to every other process and each
+ * displaced row to its new owner. Before (an in-place allgatherv of packed
+ * rows, then U put in order and the displaced rows put in place), on 2x1 at
+ * N=12000 NB=256 the copies around the gather took about twice the gather
+ * itself (0.2 s against 0.09, Xeon); five alternations: the swaps on the
+ * less loaded process 0.31-0.34 s against 0.17 now, 164.7-168.0 against
+ * 167.2-171.5 Gflop/s, the same residual. U is returned in u (jb x nc,
+ * row-major). Sources and displaced rows are distinct original rows. */
 static void swap_and_u_distributed(FbContext *ctx, HplMatrix *m, const Panel *pn, long long c0,
                                    int nc, double *u) {
   const HplCase *c = &m->c;
   long long jb = hpl_panel_width(c); /* m->rows: 4 jb for permutation, then these */
-  long long *source = m->rows + 4 * jb, *moved = source + jb, *moved_from = moved + jb,
-            *kept = moved_from + jb, *order = kept + jb; /* order: 2 jb */
+  long long *source = m->rows + 4 * jb, *moved = source + jb, *moved_from = moved + jb;
   int nm = permutation(pn, m->rows, source, moved, moved_from);
-  int diag_row = hpl_owner(pn->jk, c->nb, c->p), n_order = 0, n_kept = 0;
-  int *counts = m->counts, *displs = m->counts + c->p;
-  for (int pr = 0; pr < c->p; pr++) { /* the rows sent, grouped by owner in process-row order */
-    displs[pr] = n_order * nc;
-    for (int j = 0; j < pn->jb; j++)
-      if (hpl_owner(source[j], c->nb, c->p) == pr) order[n_order++] = source[j];
-    if (pr == diag_row)
-      for (int t = 0; t < nm; t++)
-        if (hpl_owner(moved[t], c->nb, c->p) != pr) order[n_order++] = moved_from[t];
-    counts[pr] = n_order * nc - displs[pr];
-  }
-  if (m->myrow == diag_row)
-    for (int t = 0; t < nm; t++)
-      if (hpl_owner(moved[t], c->nb, c->p) == diag_row) kept[n_kept++] = moved_from[t];
-  double *recv = u + (long long)pn->jb * nc, *aside = recv + (long long)n_order * nc;
-  int mine = displs[m->myrow] / nc, n_mine = counts[m->myrow] / nc; /* my rows in order */
-  for (int s = mine; s < mine + n_mine; s++)
-    memcpy(recv + (long long)s * nc, entry(m, hpl_local_index(order[s], c->nb, c->p), c0),
-           (size_t)nc * sizeof(double));
-  for (int s = 0; s < n_kept; s++)
-    memcpy(aside + (long long)s * nc, entry(m, hpl_local_index(kept[s], c->nb, c->p), c0),
-           (size_t)nc * sizeof(double));
-  hpl_col_allgatherv_in_place(m, recv, counts, displs);
-  fb_timers_count(&ctx->timers, PH_SWAP, c->p - 1, 8LL * (n_order - n_mine) * nc);
+  int diag_row = hpl_owner(pn->jk, c->nb, c->p), me = m->myrow;
   for (int j = 0; j < pn->jb; j++)
-    memcpy(u + (long long)j * nc, recv + (long long)row_index(order, n_order, source[j]) * nc,
-           (size_t)nc * sizeof(double));
-  for (int t = 0; t < nm; t++) {
-    if (hpl_owner(moved[t], c->nb, c->p) != m->myrow) continue;
-    const double *from = m->myrow == diag_row
-                             ? aside + (long long)row_index(kept, n_kept, moved_from[t]) * nc
-                             : recv + (long long)row_index(order, n_order, moved_from[t]) * nc;
-    memcpy(entry(m, hpl_local_index(moved[t], c->nb, c->p), c0), from, (size_t)nc * sizeof(double));
+    if (hpl_owner(source[j], c->nb, c->p) == me)
+      memcpy(u + (long long)j * nc, entry(m, hpl_local_index(source[j], c->nb, c->p), c0),
+             (size_t)nc * sizeof(double));
+  for (int t = 0; t < nm && me == diag_row; t++)
+    if (hpl_owner(moved[t], c->nb, c->p) == me)
+      memcpy(entry(m, hpl_local_index(moved[t], c->nb, c->p), c0),
+             entry(m, hpl_local_index(moved_from[t], c->nb, c->p), c0),
+             (size_t)nc * sizeof(double));
+  double **send = m->row_ptr, **recv = send + (c->p - 1) * jb; /* P jb in all */
+  int *nsend = m->counts + 3 * c->p, *nrecv = nsend + c->p;    /* after the exchange's own 3 P */
+  int ns = 0, nr = 0;
+  for (int pr = 0; pr < c->p; pr++) {
+    int s0 = ns, r0 = nr;
+    for (int j = 0; j < pn->jb && pr != me; j++) {
+      int owner = hpl_owner(source[j], c->nb, c->p);
+      if (owner == me) send[ns++] = u + (long long)j * nc;
+      if (owner == pr) recv[nr++] = u + (long long)j * nc;
+    }
+    for (int t = 0; t < nm && pr != me; t++) {
+      int owner = hpl_owner(moved[t], c->nb, c->p);
+      if (me == diag_row && owner == pr)
+        send[ns++] = entry(m, hpl_local_index(moved_from[t], c->nb, c->p), c0);
+      if (pr == diag_row && owner == me)
+        recv[nr++] = entry(m, hpl_local_index(moved[t], c->nb, c->p), c0);
+    }
+    nsend[pr] = ns - s0;
+    nrecv[pr] = nr - r0;
   }
+  hpl_col_rows_exchange(m, nc, send, nsend, recv, nrecv);
+  int peers = 0;
+  for (int pr = 0; pr < c->p; pr++) peers += nrecv[pr] > 0;
+  fb_timers_count(&ctx->timers, PH_SWAP, peers, 8LL * nr * nc);
 }
 
 /* A22 -= L21 U over local rows [lr1, mloc) and columns [c0, c0 + nc). On a

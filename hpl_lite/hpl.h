@@ -56,9 +56,12 @@ typedef struct {
   double *work_panel, *work_u; /* the two panels' broadcast buffers, U (row-major) */
   double *work_factor;         /* a panel being factored (column-major) */
   long long *piv;              /* global pivot rows of a panel */
-  long long *rows;             /* a panel's row bookkeeping: 11 x hpl_panel_width */
+  long long *rows;             /* a panel's row bookkeeping: 7 x hpl_panel_width */
   double *row;                 /* a pivot record, then a row (hpl_col_pivot_row) */
-  int *counts;                 /* 2 x P: a gather's counts and displacements */
+  double **row_ptr;            /* P x hpl_panel_width: the rows a swap sends and receives */
+  int *counts;                 /* 5 x P: an exchange's counts (3 P), a swap's rows a peer (2 P) */
+  MPI_Datatype *row_types;     /* 2 x P: its datatypes */
+  MPI_Aint *row_at;            /* hpl_panel_width: the addresses in one of them */
   /* panels this process passed on along its row: while it updated (the
    * panel came during the update) and when it needed the panel itself */
   long long forwarded_early, forwarded_late;
@@ -124,7 +127,13 @@ void hpl_col_pivot_row(HplMatrix *m, double *record);
 void hpl_col_send(HplMatrix *m, const double *buf, int n, int row);
 void hpl_col_recv(HplMatrix *m, double *buf, int n, int row);
 void hpl_col_bcast(HplMatrix *m, double *buf, int n, int root_row);
-void hpl_col_allgatherv_in_place(HplMatrix *m, double *buf, const int *counts, const int *displs);
+/* Rows of len doubles, anywhere in memory, to and from the other processes
+ * of the column in one MPI_Alltoallw (a datatype of the rows' addresses for
+ * each peer: no packing). send holds the rows for each process in
+ * process-row order, nsend[pr] of them; recv where the rows from each go,
+ * nrecv[pr] of them (0 for this process itself). */
+void hpl_col_rows_exchange(HplMatrix *m, int len, double *const *send, const int *nsend,
+                           double *const *recv, const int *nrecv);
 void hpl_row_send(HplMatrix *m, const double *buf, int n, int col, int tag);
 void hpl_row_recv(HplMatrix *m, double *buf, int n, int col, int tag);
 void hpl_row_sum(HplMatrix *m, double *buf, int n);

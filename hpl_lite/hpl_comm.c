@@ -153,8 +153,31 @@ void hpl_col_bcast(HplMatrix *m, double *buf, int n, int root_row) {
   MPI_Bcast(buf, n, MPI_DOUBLE, root_row, m->col_comm);
 }
 
-void hpl_col_allgatherv_in_place(HplMatrix *m, double *buf, const int *counts, const int *displs) {
-  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts, displs, MPI_DOUBLE, m->col_comm);
+/* The rows for one peer as one datatype of their addresses (MPI_BOTTOM
+ * relative), so MPI reads and writes them where they are. */
+static MPI_Datatype rows_type(MPI_Aint *at, double *const *rows, int n, int len) {
+  MPI_Datatype t;
+  for (int s = 0; s < n; s++) MPI_Get_address(rows[s], &at[s]);
+  MPI_Type_create_hindexed_block(n, len, at, MPI_DOUBLE, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+void hpl_col_rows_exchange(HplMatrix *m, int len, double *const *send, const int *nsend,
+                           double *const *recv, const int *nrecv) {
+  int p = m->c.p;
+  int *scount = m->counts, *rcount = scount + p, *zero = rcount + p;
+  MPI_Datatype *stype = m->row_types, *rtype = stype + p;
+  for (int pr = 0, s = 0, r = 0; pr < p; s += nsend[pr], r += nrecv[pr], pr++) {
+    scount[pr] = nsend[pr] > 0;
+    rcount[pr] = nrecv[pr] > 0;
+    zero[pr] = 0;
+    stype[pr] = scount[pr] ? rows_type(m->row_at, send + s, nsend[pr], len) : MPI_DOUBLE;
+    rtype[pr] = rcount[pr] ? rows_type(m->row_at, recv + r, nrecv[pr], len) : MPI_DOUBLE;
+  }
+  MPI_Alltoallw(MPI_BOTTOM, scount, zero, stype, MPI_BOTTOM, rcount, zero, rtype, m->col_comm);
+  for (int pr = 0; pr < 2 * p; pr++)
+    if (stype[pr] != MPI_DOUBLE) MPI_Type_free(&stype[pr]);
 }
 
 void hpl_row_send(HplMatrix *m, const double *buf, int n, int col, int tag) {
