@@ -5,9 +5,11 @@
 #   hpcc_value NAME        -> a NAME=value line of hpcc's summary
 #   hpcc_array_size        -> the STREAM arrays' length hpcc printed
 #   hpcc_version           -> the benchmark version hpcc printed (e.g. 1.5.0)
-#   hpcc_build_stream SRC DIR CC CFLAGS -> builds hpcc from its source tree
-#                             SRC in DIR with every section but StarSTREAM
-#                             switched off (DIR/hpcc; 0 on success)
+#   hpcc_build_section SRC DIR CC CFLAGS FLAG -> builds hpcc from its source
+#                             tree SRC in DIR with every section but one
+#                             switched off (FLAG: its params.Run* name, as
+#                             RunStarStream or RunLatencyBandwidth; DIR/hpcc;
+#                             0 on success)
 hpcc_run() {
   np=$1 n=$2 nb=$3 p=$4 q=$5
   hpcc_bin=${HPCC_BIN:-hpcc}
@@ -29,21 +31,26 @@ hpcc_array_size() { sed -n 's/^Array size = \([0-9]*\).*/\1/p' "$HPCC_OUT" | hea
 hpcc_version() { sed -n 's/.*Benchmark version \([0-9][0-9.]*\).*/\1/p' "$HPCC_OUT" | head -n 1; }
 # hpcc's main() reads its input (HPCC_Init), then runs each section whose
 # params.Run* flag is set; one line after the flags are set (where main
-# takes params.outFname) clears all but RunStarStream. Nothing else of
-# hpcc's is changed: its STREAM code, its array length (from HPL's N in
-# hpccinf.txt) and its timing are those of the full launch. Built with the
-# caller's compiler and flags (HPL's Make.<arch> variables) and OpenBLAS.
-hpcc_build_stream() {
-  hb_src=$1 hb_dir=$2 hb_cc=$3 hb_cflags=$4
+# takes params.outFname) clears all but the one asked for. Nothing else of
+# hpcc's is changed: that section's code, its sizes (from hpccinf.txt, as
+# the STREAM arrays' length from HPL's N) and its timing are those of the
+# full launch. Built with the caller's compiler and flags (HPL's
+# Make.<arch> variables) and OpenBLAS.
+HPCC_SECTIONS="RunHPL RunStarDGEMM RunSingleDGEMM RunPTRANS RunStarStream RunSingleStream
+  RunMPIRandomAccess_LCG RunStarRandomAccess_LCG RunSingleRandomAccess_LCG RunMPIRandomAccess
+  RunStarRandomAccess RunSingleRandomAccess RunStarFFT RunSingleFFT RunMPIFFT RunLatencyBandwidth"
+hpcc_build_section() {
+  hb_src=$1 hb_dir=$2 hb_cc=$3 hb_cflags=$4 hb_keep=$5
+  hb_off="" hb_known=0
+  for hb_flag in $HPCC_SECTIONS; do
+    if [ "$hb_flag" = "$hb_keep" ]; then hb_known=1; else hb_off="$hb_off params.$hb_flag = 0;"; fi
+  done
+  [ "$hb_known" = 1 ] || return 1
   cp -R "$hb_src/." "$hb_dir/" &&
     find "$hb_dir" \( -name '*.o' -o -name '*.a' \) -exec rm -f {} + && rm -f "$hb_dir/hpcc" &&
-    awk 'done != 1 && /outFname = params\.outFname;/ {
+    awk -v off="$hb_off" -v keep="$hb_keep" 'done != 1 && /outFname = params\.outFname;/ {
            print
-           print "  params.RunHPL = params.RunStarDGEMM = params.RunSingleDGEMM = params.RunPTRANS = 0;"
-           print "  params.RunSingleStream = params.RunMPIRandomAccess_LCG = params.RunStarRandomAccess_LCG = 0;"
-           print "  params.RunSingleRandomAccess_LCG = params.RunMPIRandomAccess = params.RunStarRandomAccess = 0;"
-           print "  params.RunSingleRandomAccess = params.RunStarFFT = params.RunSingleFFT = params.RunMPIFFT = 0;"
-           print "  params.RunLatencyBandwidth = 0; /* run/bench-stream: StarSTREAM only */"
+           print " " off " /* run/hpcc-lib.sh: " keep " only */"
            done = 1; next }
          { print } END { exit done != 1 }' "$hb_src/src/hpcc.c" > "$hb_dir/src/hpcc.c" || return 1
   hb_blas=$(pkg-config --cflags openblas 2>/dev/null) hb_blaslib=$(pkg-config --libs openblas 2>/dev/null || echo -lopenblas)

@@ -234,6 +234,39 @@ sed -i '/outFname = params.outFname;/d' "$srchpcc/src/hpcc.c"
 HPCC_SRC="$srchpcc" TMPDIR="$TMPDIR_T" PATH="$fakehpcc:$PATH" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=2 timeout 60 run/bench-stream 2 >"$OUT_FILE" 2>&1; rc=$?
 check "bench-stream HPCC_SRC: a main() the script cannot switch to StarSTREAM alone stops it, exit 3, before any launch (exit $rc)" \
   sh -c "[ $rc -eq 3 ] && grep -q 'did not build' '$OUT_FILE' && [ ! -s '$launchlog' ]"
+# bench-pingpong's HPCC_SRC, with stand-ins: Debian's hpcc reports 1 us and
+# 1 GB/s; the source tree's main() 1000 us and 0.001 GB/s only when the
+# script's line has switched off all but the latency and bandwidth tests
+# (0.001 us and 1000 GB/s otherwise, and ours would be behind). Each
+# transport's round: Debian's hpcc, our six launches, then the source's hpcc,
+# and a line per transport with its figures and ours against them.
+printf '%s\n' '#!/bin/sh' '[ "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}" = 0 ] || exit 0' \
+  "printf '%s\\n' 'AvgPingPongLatency_usec=1' 'AvgPingPongBandwidth_GBytes=1' > hpccoutf.txt" > "$fakehpcc/hpcc-pp"
+chmod +x "$fakehpcc/hpcc-pp"
+srcpp="$TMPDIR_T/fake-hpcc-pp-src"
+mkdir -p "$srcpp/src" "$srcpp/hpl"
+runs="RunHPL RunStarDGEMM RunSingleDGEMM RunPTRANS RunStarStream RunSingleStream RunMPIRandomAccess_LCG RunStarRandomAccess_LCG RunSingleRandomAccess_LCG RunMPIRandomAccess RunStarRandomAccess RunSingleRandomAccess RunStarFFT RunSingleFFT RunMPIFFT"
+printf '%s\n' '#include <mpi.h>' '#include <stdio.h>' \
+  "typedef struct { char outFname[32]; int RunLatencyBandwidth, $(echo $runs | sed 's/ /, /g'); } HPCC_Params;" \
+  'int main(int argc, char **argv) {' \
+  '  HPCC_Params params = {"hpccoutf.txt", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};' \
+  '  char *outFname; int rank;' '  MPI_Init(&argc, &argv);' \
+  '  outFname = params.outFname;' \
+  "  int alone = params.RunLatencyBandwidth && !($(echo $runs | sed 's/\([A-Za-z_]*\)/params.\1/g; s/ / + /g'));" \
+  '  MPI_Comm_rank(MPI_COMM_WORLD, &rank);' \
+  '  if (!rank) { FILE *f = fopen(outFname, "w");' \
+  '    fprintf(f, "AvgPingPongLatency_usec=%g\nAvgPingPongBandwidth_GBytes=%g\n", alone ? 1000.0 : 0.001, alone ? 0.001 : 1000.0);' \
+  '    fclose(f); }' \
+  '  MPI_Finalize(); return 0; }' > "$srcpp/src/hpcc.c"
+printf 'arch = UNKNOWN\ninclude hpl/Make.$(arch)\nall:\n\t$(CC) $(CCFLAGS) -o hpcc src/hpcc.c\n' > "$srcpp/Makefile"
+: > "$launchlog"
+HPCC_SRC="$srcpp" HPCC_BIN="$fakehpcc/hpcc-pp" TMPDIR="$TMPDIR_T" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=1 timeout 300 run/bench-pingpong >"$OUT_FILE" 2>&1; rc=$?
+launches=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /hpcc(-pp)?$|pingpong\/pingpong$/) { sub(/.*\/hpcc-pp$/, "hpcc", $i); sub(/.*\/hpcc$/, "src-hpcc", $i); printf "%s ", $i } }' "$launchlog")
+want=""
+for t in 1 2 3; do want="${want}hpcc $(printf 'pingpong/pingpong %.0s' 1 2 3 4 5 6)src-hpcc "; done
+alone=$(grep -c "hpcc's PingPong alone (HPCC_SRC; fresh connections, as ours): latency 8 B  *1000.000 us, 2 MB  *0.00 GB/s  *ratio(hpcc's way) latency 0.00[0-9]  2 MB [0-9]\{4,\}\.[0-9]*$" "$OUT_FILE")
+check "bench-pingpong HPCC_SRC: hpcc built with only its latency and bandwidth tests on, after ours in each round of each transport, a line of its figures each (exit $rc; $alone lines; launches: $launches)" \
+  sh -c "[ $rc -eq 0 ] && [ '$launches' = '$want' ] && [ $alone -eq 3 ]"
 
 run/suite --label x --np 0 >"$OUT_FILE" 2>&1; rc=$?
 check "suite --np 0: one line, exit 2" sh -c "[ $rc -eq 2 ] && [ \$(grep -c 'error:' '$OUT_FILE') -eq 1 ]"
