@@ -152,6 +152,36 @@ static MdSpline *spline_table(const double *f, int n, double delta) {
   return s;
 }
 
+/* Rows of an r table (density, r*phi) for lookups without clamps: a
+ * distance under the cutoff (up to a relative 1e-9 past it, sqrt's
+ * rounding) has its row, r * rdr + 1 truncated, less one, inside. LAMMPS
+ * clamps the row to n - 2 and the fraction to 1 (the spline's end, used
+ * as a constant past the table); rows n - 1 on hold that constant, so
+ * the values are the same numbers without the clamps. */
+static int r_table_rows(int n, double delta, double cut) {
+  int need = (int)(cut * (1.0 + 1e-9) * (1.0 / delta) + 1.0) + 1;
+  return need > n ? need : n;
+}
+
+static MdSpline *r_spline_table(const double *f, int n, double delta, double cut) {
+  MdSpline *s = spline_table(f, n, delta);
+  const int rows = r_table_rows(n, delta, cut);
+  MdSpline *grown = s ? realloc(s, (size_t)rows * sizeof *s) : NULL;
+  if (!grown) {
+    free(s);
+    return NULL;
+  }
+  const double *end = grown[n - 2]; /* evaluated at p = 1, as force.c does */
+  const double value = ((end[3] * 1.0 + end[4]) * 1.0 + end[5]) * 1.0 + end[6];
+  const double deriv = (end[0] * 1.0 + end[1]) * 1.0 + end[2];
+  for (int m = n - 1; m < rows; m++) {
+    for (int k = 0; k < 7; k++) grown[m][k] = 0.0;
+    grown[m][2] = deriv;
+    grown[m][6] = value;
+  }
+  return grown;
+}
+
 /* An EAM file read as LAMMPS's PotentialFileReader reads it (29 Sep 2021,
  * Debian's lmp): the comment lines at the top are skipped whole; then '#'
  * starts a comment anywhere; a header record (next_values) is the next line
@@ -422,8 +452,8 @@ static int read_funcfl(Md *md, Tokens *t, double factor, char *err, size_t len) 
   p->file_mass[0] = mass;
   snprintf(p->element[0], sizeof p->element[0], "Z%d", z);
   p->frho[0] = spline_table(g_frho, nrho, p->drho);
-  p->rhor[0] = spline_table(g_rhor, nr, p->dr);
-  p->z2r[0][0] = spline_table(g_zr, nr, p->dr);
+  p->rhor[0] = r_spline_table(g_rhor, nr, p->dr, p->cut);
+  p->z2r[0][0] = r_spline_table(g_zr, nr, p->dr, p->cut);
   rc = p->frho[0] && p->rhor[0] && p->z2r[0][0] ? 0 : FB_EXIT_RUNTIME;
   if (rc) snprintf(err, len, "out of memory reading %s", t->path);
 out:
@@ -472,7 +502,7 @@ static int read_setfl(Md *md, Tokens *t, double factor, char *err, size_t len) {
     for (int k = 0; k < p->nrho; k++) buf_v[k] *= factor; /* as LAMMPS converts units */
     p->frho[e] = spline_table(buf_v, p->nrho, p->drho);
     if ((rc = read_values(t, buf_v, p->nr, "rho(r)", p->element[e], err, len))) break;
-    p->rhor[e] = spline_table(buf_v, p->nr, p->dr);
+    p->rhor[e] = r_spline_table(buf_v, p->nr, p->dr, p->cut);
   }
   for (int i = 0; i < ne && !rc; i++)
     for (int j = 0; j <= i && !rc; j++) {
@@ -480,7 +510,7 @@ static int read_setfl(Md *md, Tokens *t, double factor, char *err, size_t len) {
       snprintf(what, sizeof what, "r*phi(r) with %s", p->element[j]);
       if ((rc = read_values(t, buf_v, p->nr, what, p->element[i], err, len))) break;
       for (int k = 0; k < p->nr; k++) buf_v[k] *= factor;
-      p->z2r[i][j] = p->z2r[j][i] = spline_table(buf_v, p->nr, p->dr);
+      p->z2r[i][j] = p->z2r[j][i] = r_spline_table(buf_v, p->nr, p->dr, p->cut);
     }
   free(buf_v);
   return rc;

@@ -185,7 +185,7 @@ def eam_case(style, file, elements, a, types, cells=6):
     with types atom types (type 2 a random 40%), on the EAM file of LAMMPS's
     potentials (setfl: mapped to elements), 600 K, displaced, 300 NVE steps
     of 1 fs; thermo per atom (thermo_modify norm yes, not metal's default)."""
-    path = "%s/%s" % (POTENTIALS, file)
+    path = file if file.startswith("/") else "%s/%s" % (POTENTIALS, file)
     coeff = "pair_coeff * * %s %s" % (path, elements) if style == "eam/alloy" else \
         "pair_coeff * * %s" % path
     mix = "set type 1 type/fraction 2 0.4 9753\n" if types > 1 else ""
@@ -330,7 +330,23 @@ def eam_held_out_case(style, file, elements, a, types):
     held = "{dir}/held_out_" + file
     for key in ("make", "run", "deck"):
         spec[key] = spec[key].replace(source, held)
-    spec["potential"] = (style, source, held)
+    spec["potential"] = (lambda text: held_out_eam(text, style), source, held)
+    return spec
+
+
+def eam_cut_past_case():
+    """eam_case on CuNi.eam.alloy with its cutoff moved from the r table's end
+    (6.3943 A) to 6.45, 0.87% past it (LAMMPS reads it; md takes up to 1%),
+    on a crystal stretched so that the sixth shell (a sqrt 3 = 6.41 A) lies
+    between: those pairs take the table's end value, as LAMMPS's clamped
+    lookups give it (md's lookups have no clamps: its r tables go on past
+    the end with that value)."""
+    spec = eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.70, 2, cells=5)
+    source = "%s/CuNi.eam.alloy" % POTENTIALS
+    held = "{dir}/cut_past.eam.alloy"
+    for key in ("make", "run", "deck"):
+        spec[key] = spec[key].replace(source, held)
+    spec["potential"] = (lambda text: text.replace("  0.6394332378000000E+01\n", "  6.45\n", 1), source, held)
     return spec
 
 
@@ -653,6 +669,7 @@ steps = 500
     # 1e-8 past its table, which LAMMPS reads (md refused it before)
     "eam_funcfl_table_end": eam_case("eam", "Cu_smf7.eam", "", 3.615, 1, cells=5),
     "eam_alloy_cut_past_table": eam_case("eam/alloy", "CuTa.eam.alloy", "Cu Ta", 3.615, 2, cells=5),
+    "eam_alloy_cut_further_past_table": eam_cut_past_case(),
     # sub-boxes thinner than the cutoff plus skin (6.69 A; a box of 10.7 A):
     # at 2 ranks and more, ghosts come from two hops away, as in LAMMPS
     "eam_thin_subboxes": dict(eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.56, 2, cells=3),
@@ -969,9 +986,13 @@ def case(name, spec, md, mpirun, lmp_mpirun, work, ranks, max_ranks):
         run_in = run_in.replace("read_data case.data\n", "read_data case.data.gz\n")
         deck = deck.replace("/case.data\n", "/case.data.gz\n")
     if spec.get("potential"):  # a rewritten potential file, for both codes
-        style, source, held = spec["potential"]
+        rewrite, source, held = spec["potential"]
         with open(source) as f, open(held.format(**fill), "w", newline="") as out:
-            out.write(held_out_eam(f.read(), style))
+            text = f.read()
+            out.write(rewrite(text))
+            if rewrite(text) == text:
+                print("not ok - md = LAMMPS %s: the rewrite of %s changed nothing" % (name, source))
+                return False
     open(os.path.join(d, "make.in"), "w").write(spec.get("make", "").format(**fill))
     open(os.path.join(d, "run.in"), "w").write(run_in)
     open(os.path.join(d, "md.ini"), "w").write(deck + DUMP_DECK.format(**fill))
