@@ -360,7 +360,7 @@ static int read_pair_coeffs(DataReader *r, Md *md, int ij) {
                 : section_fail(r, "the %s section ends early",
                                ij ? "PairIJ Coeffs" : "Pair Coeffs");
     int n = fields(r->buf, f, 8), at = ij ? 2 : 1;
-    int ok = parse_ll(f[0], &i) && (!ij || parse_ll(f[1], &j)) && n >= at + 2 && n <= at + 3 &&
+    int ok = n >= at + 2 && n <= at + 3 && parse_ll(f[0], &i) && (!ij || parse_ll(f[1], &j)) &&
              parse_d(f[at], &eps) && parse_d(f[at + 1], &sig) &&
              (n == at + 2 || parse_d(f[at + 2], &cut));
     if (!ij) j = i;

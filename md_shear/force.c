@@ -69,9 +69,9 @@ static inline int table_index(double x, double rdelta, int n, double *p) {
   return m - 1;
 }
 /* The same for a distance under the cutoff in an r table (potential.c's
- * r_spline_table: rows past the cutoff, the table's end held constant), so
- * no clamp is needed: the same row's value for every r LAMMPS's clamps
- * leave alone, the same number for those they move. Without the three
+ * r_spline_table: rows from the table's end to the cutoff hold the end's
+ * value), so no clamp is needed: the same row's value for every r LAMMPS's
+ * clamps leave alone, the same number for those they move. Without the three
  * comparisons the shear example ran 10% faster on Ni_u3.eam and 7% on the
  * Zhou table (Xeon, medians of 10 and 8 alternations; thermo the same
  * bits, as on five more of lammps-data's files). */

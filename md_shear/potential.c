@@ -153,13 +153,17 @@ static MdSpline *spline_table(const double *f, int n, double delta) {
 }
 
 /* Rows of an r table (density, r*phi) for lookups without clamps: a
- * distance under the cutoff (up to a relative 1e-9 past it, sqrt's
+ * distance under the cutoff (up to EAM_R_PAST_CUT past it, sqrt's
  * rounding) has its row, r * rdr + 1 truncated, less one, inside. LAMMPS
  * clamps the row to n - 2 and the fraction to 1 (the spline's end, used
  * as a constant past the table); rows n - 1 on hold that constant, so
  * the values are the same numbers without the clamps. */
+/* How far past the cutoff a pair's r can land: r = sqrt(rsq) with rsq under
+ * cut * cut rounded, a few units in the last place (1e-16); a wide margin. */
+#define EAM_R_PAST_CUT 1e-9
+
 static int r_table_rows(int n, double delta, double cut) {
-  int need = (int)(cut * (1.0 + 1e-9) * (1.0 / delta) + 1.0) + 1;
+  int need = (int)(cut * (1.0 + EAM_R_PAST_CUT) * (1.0 / delta) + 1.0) + 1;
   return need > n ? need : n;
 }
 
