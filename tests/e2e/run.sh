@@ -267,6 +267,10 @@ for t in 1 2 3; do want="${want}hpcc $(printf 'pingpong/pingpong %.0s' 1 2 3 4 5
 alone=$(grep -c "hpcc's PingPong alone (HPCC_SRC; fresh connections, as ours): latency 8 B  *1000.000 us, 2 MB  *0.00 GB/s  *ratio(hpcc's way) latency 0.00[0-9]  2 MB [0-9]\{4,\}\.[0-9]*$" "$OUT_FILE")
 check "bench-pingpong HPCC_SRC: hpcc built with only its latency and bandwidth tests on, after ours in each round of each transport, a line of its figures each (exit $rc; $alone lines; launches: $launches)" \
   sh -c "[ $rc -eq 0 ] && [ '$launches' = '$want' ] && [ $alone -eq 3 ]"
+: > "$launchlog"
+HPCC_SRC="$TMPDIR_T" HPCC_BIN="$fakehpcc/hpcc-pp" TMPDIR="$TMPDIR_T" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=1 timeout 60 run/bench-pingpong >"$OUT_FILE" 2>&1; rc=$?
+check "bench-pingpong HPCC_SRC=a folder that is not hpcc's source: one line, exit 2, before any launch (exit $rc)" \
+  sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q 'HPCC_SRC' '$OUT_FILE' && [ ! -s '$launchlog' ]"
 
 run/suite --label x --np 0 >"$OUT_FILE" 2>&1; rc=$?
 check "suite --np 0: one line, exit 2" sh -c "[ $rc -eq 2 ] && [ \$(grep -c 'error:' '$OUT_FILE') -eq 1 ]"
