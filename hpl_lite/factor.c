@@ -37,6 +37,11 @@
  * column costs a pivot search over the process column whatever the leaf. */
 #define DIST_LEAF_COLS 8
 
+/* Rows of the blocks at the leaves of solve_u, solved by dtrsm: 8, 16 and 32
+ * ran alike (54-56 Gflop/s, 256 x 300 to 12000, Xeon with AVX-512), 64 at
+ * 46-49. */
+#define SOLVE_LEAF_ROWS 16
+
 typedef struct {
   double *buf; /* row-major: L rows (mp x jb) | L11 (jb x jb) | pivots (jb) */
   long long k, jk, mp, lr0;
@@ -421,6 +426,29 @@ static void trailing_update(FbContext *ctx, HplMatrix *m, Panel *pn, Panel *othe
   }
 }
 
+/* U = L^-1 U for the row-major jb x nc block u (L unit lower triangular,
+ * row-major, leading dimension ldl), by halves as recursive_lu splits a
+ * panel, down to blocks of at most SOLVE_LEAF_ROWS rows: nearly all of the
+ * work is then dgemm. OpenBLAS 0.3.21's dtrsm on the whole block runs its
+ * triangle in narrow strips: 30 Gflop/s for 256 x 12000, 6000 or 300 where
+ * this ran at 54-56 (Xeon with AVX-512, the other core busy with the same).
+ * The sums are grouped otherwise than dtrsm's, so the last bits of U (and of
+ * the residual) differ from a dtrsm run; each run gives the same bits. */
+static void solve_u(int jb, int nc, const double *l, int ldl, double *u, long long ldu) {
+  if (jb <= SOLVE_LEAF_ROWS) {
+    cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, jb, nc, 1.0, l, ldl,
+                u, (int)ldu);
+    return;
+  }
+  int j1 = split_cols(jb), j2 = jb - j1;
+  double *u2 = u + (long long)j1 * ldu;
+  const double *l21 = l + (long long)j1 * ldl;
+  solve_u(j1, nc, l, ldl, u, ldu);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, j2, nc, j1, -1.0, l21, ldl, u, (int)ldu,
+              1.0, u2, (int)ldu);
+  solve_u(j2, nc, l21 + j1, ldl, u2, ldu);
+}
+
 /* Applies panel pn to local columns [c0, c1): swaps, U = L11^-1 U, and the
  * trailing update A22 -= L21 U (other: the other panel, whose sends may be in
  * flight too). */
@@ -447,8 +475,7 @@ static void update(FbContext *ctx, HplMatrix *m, Panel *pn, Panel *other, long l
   }
   fb_timer_stop(&ctx->timers, PH_SWAP);
   fb_timer_start(&ctx->timers, PH_UPDATE);
-  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, pn->jb, nc, 1.0,
-              panel_l11(pn), pn->jb, u, (int)ldu); /* U = L11^-1 U */
+  solve_u(pn->jb, nc, panel_l11(pn), pn->jb, u, ldu);
   if (c->p > 1 && m->myrow == diag_row)
     for (int j = 0; j < pn->jb; j++)
       memcpy(entry(m, pn->lr0 + j, c0), u + j * ldu, (size_t)nc * sizeof(double));
