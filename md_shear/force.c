@@ -81,12 +81,6 @@ static inline int r_index(double r, double rdr, double *p) {
   *p = q - m;
   return m - 1;
 }
-static inline double spline_value(const MdSpline c, double p) {
-  return ((c[3] * p + c[4]) * p + c[5]) * p + c[6];
-}
-static inline double spline_deriv(const MdSpline c, double p) {
-  return (c[0] * p + c[1]) * p + c[2];
-}
 
 typedef struct {
   double energy, virial, min_rsq;

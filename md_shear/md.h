@@ -38,6 +38,12 @@ typedef struct {
  * for p in [0,1) within interval m, value ((c3 p + c4) p + c5) p + c6 and
  * derivative (c0 p + c1) p + c2 (derivative per unit of the abscissa). */
 typedef double MdSpline[7];
+static inline double spline_value(const MdSpline c, double p) {
+  return ((c[3] * p + c[4]) * p + c[5]) * p + c[6];
+}
+static inline double spline_deriv(const MdSpline c, double p) {
+  return (c[0] * p + c[1]) * p + c[2];
+}
 
 typedef enum { POT_LJ, POT_EAM } MdPotKind;
 typedef enum { MIX_GEOMETRIC, MIX_ARITHMETIC } MdMix;

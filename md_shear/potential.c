@@ -152,12 +152,6 @@ static MdSpline *spline_table(const double *f, int n, double delta) {
   return s;
 }
 
-/* Rows of an r table (density, r*phi) for lookups without clamps: a
- * distance under the cutoff (up to EAM_R_PAST_CUT past it, sqrt's
- * rounding) has its row, r * rdr + 1 truncated, less one, inside. LAMMPS
- * clamps the row to n - 2 and the fraction to 1 (the spline's end, used
- * as a constant past the table); rows n - 1 on hold that constant, so
- * the values are the same numbers without the clamps. */
 /* How far past the cutoff a pair's r can land: r = sqrt(rsq) with rsq under
  * cut * cut rounded, a few units in the last place (1e-16); a wide margin. */
 #define EAM_R_PAST_CUT 1e-9
@@ -167,6 +161,12 @@ static int r_table_rows(int n, double delta, double cut) {
   return need > n ? need : n;
 }
 
+/* An r table (density, r*phi) for lookups without clamps: a distance under
+ * the cutoff (up to EAM_R_PAST_CUT past it, sqrt's rounding) has its row,
+ * r * rdr + 1 truncated, less one, inside. LAMMPS clamps the row to n - 2
+ * and the fraction to 1 (the spline's end, used as a constant past the
+ * table); rows n - 1 on hold that constant, so the values are the same
+ * numbers without the clamps. */
 static MdSpline *r_spline_table(const double *f, int n, double delta, double cut) {
   MdSpline *s = spline_table(f, n, delta);
   const int rows = r_table_rows(n, delta, cut);
@@ -175,9 +175,8 @@ static MdSpline *r_spline_table(const double *f, int n, double delta, double cut
     free(s);
     return NULL;
   }
-  const double *end = grown[n - 2]; /* evaluated at p = 1, as force.c does */
-  const double value = ((end[3] * 1.0 + end[4]) * 1.0 + end[5]) * 1.0 + end[6];
-  const double deriv = (end[0] * 1.0 + end[1]) * 1.0 + end[2];
+  /* the last interval at p = 1, evaluated as force.c's clamped lookup does */
+  const double value = spline_value(grown[n - 2], 1.0), deriv = spline_deriv(grown[n - 2], 1.0);
   for (int m = n - 1; m < rows; m++) {
     for (int k = 0; k < 7; k++) grown[m][k] = 0.0;
     grown[m][2] = deriv;

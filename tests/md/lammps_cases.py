@@ -323,15 +323,20 @@ def held_out_eam(text, style):
     return "\r\n".join(out) + "\r\n"
 
 
-def eam_held_out_case(style, file, elements, a, types):
-    """eam_case on held_out_eam's rewrite of the file, read by both codes."""
-    spec = eam_case(style, file, elements, a, types, cells=5)
+def on_rewritten_potential(spec, file, held, rewrite):
+    """spec with both codes reading held (a name in the case's folder), the
+    text of LAMMPS's potential file passed through rewrite, not the file."""
     source = "%s/%s" % (POTENTIALS, file)
-    held = "{dir}/held_out_" + file
     for key in ("make", "run", "deck"):
         spec[key] = spec[key].replace(source, held)
-    spec["potential"] = (lambda text: held_out_eam(text, style), source, held)
+    spec["potential"] = (rewrite, source, held)
     return spec
+
+
+def eam_held_out_case(style, file, elements, a, types):
+    """eam_case on held_out_eam's rewrite of the file, read by both codes."""
+    return on_rewritten_potential(eam_case(style, file, elements, a, types, cells=5), file,
+                                  "{dir}/held_out_" + file, lambda text: held_out_eam(text, style))
 
 
 def eam_cut_past_case():
@@ -341,13 +346,10 @@ def eam_cut_past_case():
     between: those pairs take the table's end value, as LAMMPS's clamped
     lookups give it (md's lookups have no clamps: its r tables go on past
     the end with that value)."""
-    spec = eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.70, 2, cells=5)
-    source = "%s/CuNi.eam.alloy" % POTENTIALS
-    held = "{dir}/cut_past.eam.alloy"
-    for key in ("make", "run", "deck"):
-        spec[key] = spec[key].replace(source, held)
-    spec["potential"] = (lambda text: text.replace("  0.6394332378000000E+01\n", "  6.45\n", 1), source, held)
-    return spec
+    return on_rewritten_potential(
+        eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.70, 2, cells=5), "CuNi.eam.alloy",
+        "{dir}/cut_past.eam.alloy",
+        lambda text: text.replace("  0.6394332378000000E+01\n", "  6.45\n", 1))
 
 
 CASES = {
