@@ -36,8 +36,11 @@ typedef struct {
 
 /* A tabulated function on a uniform grid with LAMMPS's spline convention:
  * for p in [0,1) within interval m, value ((c3 p + c4) p + c5) p + c6 and
- * derivative (c0 p + c1) p + c2 (derivative per unit of the abscissa). */
-typedef double MdSpline[7];
+ * derivative (c0 p + c1) p + c2 (derivative per unit of the abscissa).
+ * c7 is padding: a row is one 64-byte cache line (tables are allocated on
+ * that boundary), so a lookup never straddles two. */
+typedef double MdSpline[8];
+#define MD_SPLINE_ALIGN 64
 static inline double spline_value(const MdSpline c, double p) {
   return ((c[3] * p + c[4]) * p + c[5]) * p + c[6];
 }

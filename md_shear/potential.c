@@ -128,10 +128,12 @@ static int lj_init(Md *md, char *err, size_t len) {
 
 /* Spline coefficients of f[0..n-1] on spacing delta: derivatives at the
  * knots from 4th-order differences (one-sided at the ends), a cubic per
- * interval matching values and those derivatives. */
-static MdSpline *spline_table(const double *f, int n, double delta) {
-  MdSpline *s = calloc((size_t)n, sizeof *s);
+ * interval matching values and those derivatives; in a table of rows (at
+ * least n) rows, those past n zero. */
+static MdSpline *spline_table(const double *f, int n, double delta, int rows) {
+  MdSpline *s = aligned_alloc(MD_SPLINE_ALIGN, (size_t)rows * sizeof *s);
   if (!s) return NULL;
+  memset(s, 0, (size_t)rows * sizeof *s);
   for (int m = 0; m < n; m++) s[m][6] = f[m];
   s[0][5] = s[1][6] - s[0][6];
   s[1][5] = 0.5 * (s[2][6] - s[0][6]);
@@ -168,21 +170,17 @@ static int r_table_rows(int n, double delta, double cut) {
  * table); rows n - 1 on hold that constant, so the values are the same
  * numbers without the clamps. */
 static MdSpline *r_spline_table(const double *f, int n, double delta, double cut) {
-  MdSpline *s = spline_table(f, n, delta);
   const int rows = r_table_rows(n, delta, cut);
-  MdSpline *grown = s ? realloc(s, (size_t)rows * sizeof *s) : NULL;
-  if (!grown) {
-    free(s);
-    return NULL;
-  }
+  MdSpline *s = spline_table(f, n, delta, rows);
+  if (!s) return NULL;
   /* the last interval at p = 1, evaluated as force.c's clamped lookup does */
-  const double value = spline_value(grown[n - 2], 1.0), deriv = spline_deriv(grown[n - 2], 1.0);
+  const double value = spline_value(s[n - 2], 1.0), deriv = spline_deriv(s[n - 2], 1.0);
   for (int m = n - 1; m < rows; m++) {
-    for (int k = 0; k < 7; k++) grown[m][k] = 0.0;
-    grown[m][2] = deriv;
-    grown[m][6] = value;
+    memset(s[m], 0, sizeof s[m]);
+    s[m][2] = deriv;
+    s[m][6] = value;
   }
-  return grown;
+  return s;
 }
 
 /* An EAM file read as LAMMPS's PotentialFileReader reads it (29 Sep 2021,
@@ -454,7 +452,7 @@ static int read_funcfl(Md *md, Tokens *t, double factor, char *err, size_t len) 
   p->nelements = 1;
   p->file_mass[0] = mass;
   snprintf(p->element[0], sizeof p->element[0], "Z%d", z);
-  p->frho[0] = spline_table(g_frho, nrho, p->drho);
+  p->frho[0] = spline_table(g_frho, nrho, p->drho, nrho);
   p->rhor[0] = r_spline_table(g_rhor, nr, p->dr, p->cut);
   p->z2r[0][0] = r_spline_table(g_zr, nr, p->dr, p->cut);
   rc = p->frho[0] && p->rhor[0] && p->z2r[0][0] ? 0 : FB_EXIT_RUNTIME;
@@ -503,7 +501,7 @@ static int read_setfl(Md *md, Tokens *t, double factor, char *err, size_t len) {
     if ((rc = read_mass(t, p->element[e], &z, &p->file_mass[e], err, len))) break;
     if ((rc = read_values(t, buf_v, p->nrho, "F(rho)", p->element[e], err, len))) break;
     for (int k = 0; k < p->nrho; k++) buf_v[k] *= factor; /* as LAMMPS converts units */
-    p->frho[e] = spline_table(buf_v, p->nrho, p->drho);
+    p->frho[e] = spline_table(buf_v, p->nrho, p->drho, p->nrho);
     if ((rc = read_values(t, buf_v, p->nr, "rho(r)", p->element[e], err, len))) break;
     p->rhor[e] = r_spline_table(buf_v, p->nr, p->dr, p->cut);
   }
