@@ -171,10 +171,15 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
         ddz[k] = zi - x[j][2];
         if (!single_type) {
           const int tj = type[j];
-          c[0][k] = p->lj1[ti][tj], c[1][k] = p->lj2[ti][tj], c[5][k] = p->cutsq_ij[ti][tj];
-          if (sums)
-            c[2][k] = p->lj3[ti][tj], c[3][k] = p->lj4[ti][tj], c[4][k] = p->offset[ti][tj],
+          c[0][k] = p->lj1[ti][tj];
+          c[1][k] = p->lj2[ti][tj];
+          c[5][k] = p->cutsq_ij[ti][tj];
+          if (sums) {
+            c[2][k] = p->lj3[ti][tj];
+            c[3][k] = p->lj4[ti][tj];
+            c[4][k] = p->offset[ti][tj];
             c[6][k] = p->e_at_cut[ti][tj];
+          }
         }
       }
 #define LJ_COEFF(q, k) (single_type ? one[q] : c[q][k])
