@@ -245,8 +245,8 @@ static void lj_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
  * In chunks as the pair loops: the squared distances, their roots (a
  * vectorised pass), the pairs inside appended without a branch (a third of
  * the list lies in the skin; that branch and one root at a time took a
- * fifth of the shear example's pair time), then the table lookups in list
- * order. */
+ * fifth of the shear example's pair time), their rows and fractions (a
+ * vectorised pass), then the table lookups in list order. */
 static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, int hi,
                                     int single) {
   const double(*restrict x)[3] = (const double(*)[3])md->atoms.x;
@@ -258,7 +258,8 @@ static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, 
   double *restrict keep_r = md->eam_r;
   const double cutsq = p->cutsq, rdr = p->rdr;
   const MdSpline *restrict rhor0 = p->rhor[0];
-  double rsq[PAIR_CHUNK], r[PAIR_CHUNK];
+  double rsq[PAIR_CHUNK], r[PAIR_CHUNK], frac[PAIR_CHUNK];
+  int row[PAIR_CHUNK];
   for (int i = lo; i < hi; i++) {
     const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
     const int ei = single ? 0 : p->elem_of_type[type[i]];
@@ -282,10 +283,11 @@ static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, 
         kr[kept] = r[k];
         kept += rsq[k] < cutsq;
       }
+      for (int k = from; k < kept; k++) row[k - from] = r_index(kr[k], rdr, &frac[k - from]);
       for (int k = from; k < kept; k++) {
         const int j = kj[k];
-        double q;
-        const int t = r_index(kr[k], rdr, &q);
+        const double q = frac[k - from];
+        const int t = row[k - from];
         if (single) {
           const double v = spline_value(rhor0[t], q);
           rhoi += v;
@@ -336,10 +338,11 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
   const MdPotential *p = &md->pot;
   const int *restrict first = md->neigh.first, *restrict kept = md->eam_len;
   const double rdr = p->rdr;
-  const MdSpline *restrict rhor0 = p->rhor[0], *restrict z2r0 = p->z2r[0][0];
+  const MdPairRow *restrict rows0 = p->pair_row[0][0];
   double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq, tensor[6] = {0};
   double ddx[PAIR_CHUNK], ddy[PAIR_CHUNK], ddz[PAIR_CHUNK], fpair[PAIR_CHUNK], phi[PAIR_CHUNK];
-  double rhoip[PAIR_CHUNK], rhojp[PAIR_CHUNK], z2p[PAIR_CHUNK], z2[PAIR_CHUNK], fpj[PAIR_CHUNK];
+  double fpj[PAIR_CHUNK];
+  _Alignas(32) double look[PAIR_CHUNK][4]; /* md.h's pair_row_eval lanes */
   for (int i = lo; i < hi; i++) {
     const double xi = x[i][0], yi = x[i][1], zi = x[i][2], fpi = fp[i];
     const int ei = single ? 0 : p->elem_of_type[type[i]];
@@ -349,7 +352,7 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
     double fi[3] = {0.0, 0.0, 0.0};
     for (int k0 = 0; k0 < n; k0 += PAIR_CHUNK) {
       const int m = n - k0 < PAIR_CHUNK ? n - k0 : PAIR_CHUNK;
-      for (int k = 0; k < m; k++) { /* separations and table lookups */
+      for (int k = 0; k < m; k++) { /* separations, the four lookups in one cubic */
         const int j = list[k0 + k];
         ddx[k] = xi - x[j][0];
         ddy[k] = yi - x[j][1];
@@ -357,24 +360,14 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
         fpj[k] = fp[j];
         double q;
         const int t = r_index(rs[k0 + k], rdr, &q);
-        if (single) {
-          rhoip[k] = rhojp[k] = spline_deriv(rhor0[t], q);
-          z2p[k] = spline_deriv(z2r0[t], q);
-          z2[k] = spline_value(z2r0[t], q);
-        } else {
-          const int ej = p->elem_of_type[type[j]];
-          rhoip[k] = spline_deriv(p->rhor[ei][t], q); /* density of i at j */
-          rhojp[k] = spline_deriv(p->rhor[ej][t], q); /* density of j at i */
-          const double *z = p->z2r[ei][ej][t];
-          z2p[k] = spline_deriv(z, q);
-          z2[k] = spline_value(z, q);
-        }
+        const MdPairRow *rows = single ? rows0 : p->pair_row[ei][p->elem_of_type[type[j]]];
+        pair_row_eval(rows[t], q, look[k]);
       }
       for (int k = 0; k < m; k++) {
         const double recip = 1.0 / rs[k0 + k];
-        phi[k] = z2[k] * recip;
-        const double phip = z2p[k] * recip - phi[k] * recip;
-        const double psip = fpi * rhojp[k] + fpj[k] * rhoip[k] + phip;
+        phi[k] = look[k][3] * recip;
+        const double phip = look[k][2] * recip - phi[k] * recip;
+        const double psip = fpi * look[k][1] + fpj[k] * look[k][0] + phip;
         fpair[k] = -psip * recip;
       }
       for (int k = 0; k < m; k++) {

@@ -48,6 +48,17 @@ static inline double spline_deriv(const MdSpline c, double p) {
   return (c[0] * p + c[1]) * p + c[2];
 }
 
+/* The force pass's four lookups for a pair of elements (i's, j's) at one r
+ * row, as one cubic per lane: lanes 0-3 are d rho_i/dr (i's density at j),
+ * d rho_j/dr, d(r phi)/dr and r phi; coefficient level c of lane l at
+ * [4 c + l], value ((a p + b) p + c) p + d. A derivative lane's a is 0, so
+ * its first step gives its c0 exactly and the lane computes spline_deriv's
+ * operations in its order: the same numbers, four lanes in one vector. */
+typedef double MdPairRow[16];
+static inline void pair_row_eval(const MdPairRow c, double p, double v[4]) {
+  for (int l = 0; l < 4; l++) v[l] = ((c[l] * p + c[4 + l]) * p + c[8 + l]) * p + c[12 + l];
+}
+
 typedef enum { POT_LJ, POT_EAM } MdPotKind;
 typedef enum { MIX_GEOMETRIC, MIX_ARITHMETIC } MdMix;
 
@@ -73,6 +84,7 @@ typedef struct {
   int nrho, nr, nelements;
   double drho, dr, rdrho, rdr, rhomax;
   MdSpline *frho[MD_MAX_TYPES], *rhor[MD_MAX_TYPES], *z2r[MD_MAX_TYPES][MD_MAX_TYPES];
+  MdPairRow *pair_row[MD_MAX_TYPES][MD_MAX_TYPES]; /* for the elements types map to */
   int elem_of_type[MD_MAX_TYPES];
   double file_mass[MD_MAX_TYPES]; /* per element, from the file */
   char element[MD_MAX_TYPES][16];

@@ -158,8 +158,11 @@ static MdSpline *spline_table(const double *f, int n, double delta, int rows) {
  * cut * cut rounded, a few units in the last place (1e-16); a wide margin. */
 #define EAM_R_PAST_CUT 1e-9
 
+static int r_rows_to_cut(double delta, double cut) { /* the rows a lookup can take */
+  return (int)(cut * (1.0 + EAM_R_PAST_CUT) * (1.0 / delta) + 1.0) + 1;
+}
 static int r_table_rows(int n, double delta, double cut) {
-  int need = (int)(cut * (1.0 + EAM_R_PAST_CUT) * (1.0 / delta) + 1.0) + 1;
+  const int need = r_rows_to_cut(delta, cut);
   return need > n ? need : n;
 }
 
@@ -517,6 +520,32 @@ static int read_setfl(Md *md, Tokens *t, double factor, char *err, size_t len) {
   return rc;
 }
 
+/* The force pass's rows (md.h's MdPairRow) for every ordered pair of
+ * elements the types map to, from the density and r*phi tables, up to the
+ * cutoff: 128 bytes a row, so 1.3 MB for each pair of elements on a table of
+ * 10000 rows to the cutoff (LAMMPS's files: 500 to 10000). */
+static int pair_rows(MdPotential *p, int ntypes) {
+  const int rows = r_rows_to_cut(p->dr, p->cut);
+  for (int ti = 0; ti < ntypes; ti++)
+    for (int tj = 0; tj < ntypes; tj++) {
+      const int ei = p->elem_of_type[ti], ej = p->elem_of_type[tj];
+      if (p->pair_row[ei][ej]) continue;
+      MdPairRow *w = aligned_alloc(MD_SPLINE_ALIGN, (size_t)rows * sizeof *w);
+      if (!w) return FB_EXIT_RUNTIME;
+      p->pair_row[ei][ej] = w;
+      for (int m = 0; m < rows; m++) {
+        const double *ri = p->rhor[ei][m], *rj = p->rhor[ej][m], *z = p->z2r[ei][ej][m];
+        const double lane[4][4] = {{0.0, ri[0], ri[1], ri[2]},
+                                   {0.0, rj[0], rj[1], rj[2]},
+                                   {0.0, z[0], z[1], z[2]},
+                                   {z[3], z[4], z[5], z[6]}};
+        for (int c = 0; c < 4; c++)
+          for (int l = 0; l < 4; l++) w[m][4 * c + l] = lane[l][c];
+      }
+    }
+  return 0;
+}
+
 /* Maps types to elements: deck 'elements' (one per type, or one for all),
  * else every type to the first element. */
 static int map_elements(Md *md, char *err, size_t len) {
@@ -570,6 +599,10 @@ int md_potential_init(Md *md, const char *file_text, size_t file_len, char *err,
     free(t.record);
     if (rc) return rc;
     if ((rc = map_elements(md, err, len))) return rc;
+    if ((rc = pair_rows(p, md->ntypes))) {
+      snprintf(err, len, "out of memory for the EAM tables of %s", md->pot_file);
+      return rc;
+    }
     p->rdr = 1.0 / p->dr;
     p->rdrho = 1.0 / p->drho;
   }
@@ -585,5 +618,6 @@ void md_potential_free(MdPotential *p) {
     free(p->frho[e]);
     free(p->rhor[e]);
     for (int f = 0; f <= e; f++) free(p->z2r[e][f]);
+    for (int f = 0; f < MD_MAX_TYPES; f++) free(p->pair_row[e][f]);
   }
 }
