@@ -5,7 +5,11 @@
 #include "fabricbench.h"
 
 enum { PH_PANEL, PH_BCAST, PH_SWAP, PH_UPDATE, PH_SOLVE, PH_CHECK, PH_COUNT };
-enum { BCAST_RING, BCAST_BINOMIAL };
+/* Panel broadcasts along a process row: HPL's increasing ring (1rg), its
+ * modified increasing ring (1rM: the root sends to the next process, which
+ * owns the next panel and forwards nothing, and to the one after it, which
+ * starts the ring over the rest), and a binomial tree (not an HPL code). */
+enum { BCAST_RING, BCAST_BINOMIAL, BCAST_RING_MODIFIED };
 
 #define HPL_MAX_LIST 20
 /* Largest N and grid side accepted (command line and HPL.dat alike): N so that
@@ -17,15 +21,15 @@ enum { BCAST_RING, BCAST_BINOMIAL };
  * one MPI message's int count on the grids memory allows (hpl_parse checks
  * the count itself). */
 #define HPL_MAX_NB 8192
-/* HPL.dat's BCAST values map to these many variants (ring, binomial). */
-#define HPL_BCAST_VARIANTS 2
+/* HPL.dat's BCAST values map to these many variants (the enum above). */
+#define HPL_BCAST_VARIANTS 3
 /* HPL's acceptance threshold for the scaled residual. */
 #define HPL_THRESHOLD 16.0
 
 typedef struct {
   long long n, nb;
   int p, q;
-  int bcast; /* BCAST_RING or BCAST_BINOMIAL */
+  int bcast; /* BCAST_RING, BCAST_BINOMIAL or BCAST_RING_MODIFIED */
 } HplCase;
 
 typedef struct {

@@ -1,6 +1,6 @@
 /* hpl_comm.c: all of hpl_lite's communication. The panel broadcast along a
- * process row, as an increasing ring (each process forwards to the next) or a
- * binomial tree, with non-blocking sends so the sender goes on computing
+ * process row, as an increasing ring (each process forwards to the next),
+ * HPL's modified ring or a binomial tree, with non-blocking sends so the sender goes on computing
  * (the look-ahead needs that); then the pivot search, row exchanges, U
  * gather and back-solve messages, wrapped so that every MPI call site of the
  * app is in this file. */
@@ -21,7 +21,16 @@ static int absolute(const HplMatrix *m, int root_col, int rel) { return (rel + r
 static void send_children(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
                           int *nreq, int start_mask) {
   int r = relative(m, root_col), q = m->c.q;
-  if (m->c.bcast == BCAST_RING) {
+  if (m->c.bcast != BCAST_BINOMIAL) {
+    /* the modified ring: the root serves the next panel's owner (1) first,
+     * then 2, which starts the ring over the rest; 1 forwards nothing */
+    const int modified = m->c.bcast == BCAST_RING_MODIFIED;
+    if (modified && r == 0 && q > 2) {
+      MPI_Isend(buf, count, MPI_DOUBLE, absolute(m, root_col, 1), panel_tag(), m->row_comm,
+                &req[(*nreq)++]);
+      r = 1;
+    } else if (modified && r == 1)
+      return;
     if (r + 1 < q)
       MPI_Isend(buf, count, MPI_DOUBLE, absolute(m, root_col, r + 1), panel_tag(), m->row_comm,
                 &req[(*nreq)++]);
@@ -46,13 +55,14 @@ void hpl_panel_bcast_start(HplMatrix *m, int root_col, double *buf, int count, M
 }
 
 /* This process's parent in the row's broadcast tree rooted at root_col
- * (ring: the previous process), and in *mask the tree level it receives at
- * (its children are then at the levels below). */
+ * (ring: the previous process; the modified ring: the root for 1 and 2), and
+ * in *mask the tree level it receives at (its children are then at the
+ * levels below). */
 static int parent(const HplMatrix *m, int root_col, int *mask) {
   int r = relative(m, root_col);
-  if (m->c.bcast == BCAST_RING) {
+  if (m->c.bcast != BCAST_BINOMIAL) {
     *mask = 0;
-    return absolute(m, root_col, r - 1);
+    return absolute(m, root_col, m->c.bcast == BCAST_RING_MODIFIED && r <= 2 ? 0 : r - 1);
   }
   *mask = 1;
   while (*mask < m->c.q && !(r & *mask)) *mask <<= 1;

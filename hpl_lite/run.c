@@ -16,7 +16,8 @@ static const char *const DASH =
  * R2R4 with leaves of 4 columns on one process column (P = 1), R2R8 with
  * leaves of 8 when the panel is spread over P > 1 (factor.c's dist_lu). */
 static void tv_code(const HplCase *c, char *buf, size_t len) {
-  snprintf(buf, len, "WR1%d%s", c->bcast == BCAST_RING ? 0 : 6, c->p == 1 ? "R2R4" : "R2R8");
+  const int code = c->bcast == BCAST_RING ? 0 : c->bcast == BCAST_RING_MODIFIED ? 1 : 6;
+  snprintf(buf, len, "WR1%d%s", code, c->p == 1 ? "R2R4" : "R2R8");
 }
 
 static double flops(long long n) {
@@ -87,7 +88,10 @@ int hpl_run_case(FbContext *ctx, const HplConfig *cfg, const HplCase *c, int ind
   fb_result_param_int(&r, "P", c->p);
   fb_result_param_int(&r, "Q", c->q);
   fb_result_param_int(&r, "idle_ranks", ctx->size - grid_ranks);
-  fb_result_param_str(&r, "bcast_used", c->bcast == BCAST_RING ? "increasing ring" : "binomial");
+  fb_result_param_str(&r, "bcast_used",
+                      c->bcast == BCAST_RING            ? "increasing ring"
+                      : c->bcast == BCAST_RING_MODIFIED ? "modified increasing ring"
+                                                        : "binomial");
   fb_result_param_str(&r, "tv", code);
   snprintf(results, sizeof results,
            "{\"resid\":%.17g,\"norm_a\":%.17g,\"norm_x\":%.17g,\"norm_b\":%.17g,"

@@ -104,9 +104,12 @@ static int dat_list(DatReader *r, const char *what, long long *dest, long long *
 }
 
 /* HPL's broadcast topologies as hpl_lite runs them: the long ones (4, 5) as
- * the binomial tree, the rings (0-3, and any other value, which HPL runs as
- * 1rM) as the increasing ring. */
-static int bcast_variant(long long v) { return v == 4 || v == 5 ? BCAST_BINOMIAL : BCAST_RING; }
+ * the binomial tree, the increasing rings (0 1rg, 2 2rg) as the increasing
+ * ring, the modified ones (1 1rM, 3 2rM, and any other value, which HPL runs
+ * as 1rM) as the modified ring. */
+static int bcast_variant(long long v) {
+  return v == 4 || v == 5 ? BCAST_BINOMIAL : v == 0 || v == 2 ? BCAST_RING : BCAST_RING_MODIFIED;
+}
 
 /* Every combination of P x Q, N, NB and broadcast variant, in HPL's order
  * (HPL_pddriver: the grid outermost, then N, then NB). */
@@ -178,13 +181,14 @@ int hpl_read_dat(const char *path, const char *text, size_t len, HplConfig *cfg,
   if (rc) return rc;
   cfg->threshold = threshold > 0 ? threshold : HPL_THRESHOLD;
   dat_cases(cfg, ns, n_ns, nbs, n_nbs, ps, qs, n_grids, bcasts, n_bc);
-  int used = snprintf(notes, notes_len,
-                      "%s: read Ns, NBs, Ps x Qs, threshold and BCASTs (4-5: binomial tree, "
-                      "others: increasing ring); PMAP%s, PFACTs, NBMINs, NDIVs, RFACTs, DEPTHs "
-                      "(always 1), SWAP, L1/U forms, equilibration and alignment are read and "
-                      "not used; the output file (lines 3-4) is not written (results: stdout "
-                      "and --json)",
-                      path, pmap == 1 ? " (column-major asked: row-major is used)" : "");
+  int used = snprintf(
+      notes, notes_len,
+      "%s: read Ns, NBs, Ps x Qs, threshold and BCASTs (0, 2: increasing ring, "
+      "4-5: binomial tree, others: modified ring); PMAP%s, PFACTs, NBMINs, NDIVs, RFACTs, DEPTHs "
+      "(always 1), SWAP, L1/U forms, equilibration and alignment are read and "
+      "not used; the output file (lines 3-4) is not written (results: stdout "
+      "and --json)",
+      path, pmap == 1 ? " (column-major asked: row-major is used)" : "");
   if (!(threshold > 0) && used >= 0 && (size_t)used < notes_len)
     used += snprintf(notes + used, notes_len - used,
                      "\nnote: %s:13: threshold %g would make HPL skip its check: hpl_lite "
@@ -220,8 +224,9 @@ void hpl_parse(FbContext *ctx, HplConfig *cfg, int argc, char **argv) {
   fb_option_default(ctx, "P <= Q, near square");
   fb_option_int(ctx, "q", 'Q', &cfg->q_opt, 1, HPL_MAX_GRID, "Q", "process columns");
   fb_option_default(ctx, "N ranks / P");
-  fb_option_string(ctx, "bcast", 0, &cfg->bcast_name, "ring|binomial",
-                   "panel broadcast along process rows: increasing ring or binomial tree");
+  fb_option_string(ctx, "bcast", 0, &cfg->bcast_name, "ring|ring-modified|binomial",
+                   "panel broadcast along process rows: increasing ring (HPL's 1rg), "
+                   "modified increasing ring (1rM) or binomial tree");
   fb_option_string(ctx, "dat", 0, &cfg->dat_path, "FILE",
                    "read the cases from a standard HPL.dat (every combination is run)");
   fb_option_double(ctx, "mem-fraction", 0, &cfg->mem_fraction, 0.001, 0.95, "F",
@@ -235,10 +240,13 @@ void hpl_parse(FbContext *ctx, HplConfig *cfg, int argc, char **argv) {
   int bcast;
   if (!strcmp(cfg->bcast_name, "ring"))
     bcast = BCAST_RING;
+  else if (!strcmp(cfg->bcast_name, "ring-modified"))
+    bcast = BCAST_RING_MODIFIED;
   else if (!strcmp(cfg->bcast_name, "binomial"))
     bcast = BCAST_BINOMIAL;
   else
-    fb_fail(ctx, FB_EXIT_USAGE, "option --bcast: '%s' is not ring or binomial", cfg->bcast_name);
+    fb_fail(ctx, FB_EXIT_USAGE, "option --bcast: '%s' is not ring, ring-modified or binomial",
+            cfg->bcast_name);
   if (cfg->dat_path) {
     if (fb_option_was_set(ctx, "n") || fb_option_was_set(ctx, "nb") ||
         fb_option_was_set(ctx, "p") || fb_option_was_set(ctx, "q") ||

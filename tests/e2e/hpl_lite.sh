@@ -30,6 +30,9 @@ hpl_case "2x2" 4 -P 2 -Q 2
 hpl_case "1x4 binomial" 4 -P 1 -Q 4 --bcast binomial
 hpl_case "4x1" 4 -P 4 -Q 1
 hpl_case "1x3 binomial, NB=7" 3 -P 1 -Q 3 -b 7 --bcast binomial
+hpl_case "1x4 modified ring" 4 -P 1 -Q 4 --bcast ring-modified
+hpl_case "1x3 modified ring, NB=7" 3 -P 1 -Q 3 -b 7 --bcast ring-modified
+hpl_case "2x2 modified ring" 4 -P 2 -Q 2 --bcast ring-modified
 # Local rows beyond factor.c's PROGRESS_ROWS (1024): on a grid with Q > 1 the
 # trailing product goes in row blocks, with a test of the panel sends in
 # flight between them. The same x on shared memory and on TCP (where the
@@ -61,8 +64,10 @@ hpl_big "1x2 NB=1024" 2 -P 1 -Q 2 -b 1024
 # A panel is passed on along its process row the moment it comes, during the
 # receiver's update (hpl_comm.c's hpl_panel_bcast_progress), not when the
 # receiver has finished its update and needs the panel. Every forward counts
-# once: a ring's Q - 2 middle processes per panel and process row, a binomial
-# tree's inner nodes (one of four); the same count in the text and the record.
+# once: a ring's Q - 2 middle processes per panel and process row, the
+# modified ring's Q - 3 (the next panel's owner forwards nothing, the root
+# serves it and the process after it), a binomial tree's inner nodes (one of
+# four); the same count in the text and the record.
 # Local rows past PROGRESS_ROWS, so that the update has tests between blocks
 # (on 2 cores: 39-55 of the ring's 94 forwards, 26-36 of the tree's 47, came
 # during the update; 1 of 126 on a 2 x 4 grid of 4000 rows). With Open MPI
@@ -87,6 +92,7 @@ hpl_forwards() { # NAME NP FORWARDS ARGS...
 }
 hpl_forwards "1x4 ring N=6000 NB=128" 4 $((47 * 2)) -N 6000 -b 128 -P 1 -Q 4
 hpl_forwards "1x4 binomial N=6000 NB=128" 4 47 -N 6000 -b 128 -P 1 -Q 4 --bcast binomial
+hpl_forwards "1x4 modified ring N=6000 NB=128" 4 47 -N 6000 -b 128 -P 1 -Q 4 --bcast ring-modified
 if "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
   OMPI_MCA_btl=tcp,self hpl_big "1x2 over TCP" 2 -P 1 -Q 2
   OMPI_MCA_btl=tcp,self hpl_big "2x2 over TCP" 4 -P 2 -Q 2
@@ -125,14 +131,17 @@ rc=$?
 check "hpl --dat with grids 1x1, 1x2, 2x1 on 2 ranks: three PASS cases, one with a rank idle (exit $rc)" \
   [ $rc -eq 0 -a "$(json "$REC" '[(json.loads(l)["grid"], json.loads(l)["params"]["idle_ranks"], json.loads(l)["validation"]["status"]) for l in lines] == [("1x1", 1, "PASS"), ("1x2", 0, "PASS"), ("2x1", 0, "PASS")]')" = true ]
 
-# BCASTs 0 2 4: two name the increasing ring, one the binomial tree; each
-# variant runs once per N, NB and grid, as its own case
+# BCASTs 0 2 1 3 4: HPL's 1rg and 2rg name the increasing ring, 1rM and 2rM
+# the modified one, 4 the binomial tree; each variant runs once per N, NB and
+# grid, as its own case, with HPL's T/V code for its broadcast
 rm -f "$REC"
-sed -e '5s/^2 /1 /' -e '7s/^2 /1 /' -e '10s/^2 /1 /' -e '22s/^1 /3 /' -e '23s/^1 /0 2 4 /' \
+sed -e '5s/^2 /1 /' -e '7s/^2 /1 /' -e '10s/^2 /1 /' -e '22s/^1 /5 /' -e '23s/^1 /0 2 1 3 4 /' \
   inputs/hpl/HPL.dat > "$TMPDIR_T/bcast.dat"
 mpi 2 $HPL --dat "$TMPDIR_T/bcast.dat" --json "$REC"
-check "hpl --dat with BCASTs 0 2 4 runs the ring and the binomial broadcast once each" \
-  [ "$(json "$REC" 'sorted(json.loads(l)["params"]["bcast_used"] for l in lines) == ["binomial", "increasing ring"]')" = true ]
+check "hpl --dat with BCASTs 0 2 1 3 4 runs the ring, the modified ring and the binomial tree once each" \
+  [ "$(json "$REC" 'sorted(json.loads(l)["params"]["bcast_used"] for l in lines) == ["binomial", "increasing ring", "modified increasing ring"]')" = true ]
+check "hpl --dat: HPL's T/V codes WR10 (1rg) and WR11 (1rM)" \
+  sh -c "grep -q '^WR10R2R4 ' '$OUT_FILE' && grep -q '^WR11R2R4 ' '$OUT_FILE'"
 
 rm -f "$REC"
 FABRICBENCH_TEST_HOOK=hpl_corrupt mpi 2 $HPL -N 203 -b 16 --json "$REC"
@@ -198,15 +207,15 @@ bad_dat "with a word for the threshold" '13s/^16.0 /sixteen /' 'bad.dat:13: the 
 # What HPL's reader takes, hpl's takes too: a threshold of 0 or less (HPL
 # then skips its check; hpl checks against 16 all the same), a PMAP other
 # than 0 or 1 (row-major), a BCAST outside 0-5 (HPL runs it as 1rM: the
-# ring), an NB larger than N and past 512, CRLF line ends, and a file that
+# modified ring), an NB larger than N and past 512, CRLF line ends, and a file that
 # stops after the DEPTHs (HPL reads its last line again for the rest). The
 # cases run in HPL's order: the grid outermost, then N, then NB.
 sed -e '8s/^16 32 /1024 16/' -e '9s/^0 /2 /' -e '13s/^16.0 /-1.0 /' -e '23s/^1 /9 /' -e '26,$d' \
   -e 's/$/\r/' inputs/hpl/HPL.dat > "$TMPDIR_T/lenient.dat"
 rm -f "$REC"
 mpi 2 $HPL --dat "$TMPDIR_T/lenient.dat" --json "$REC"; rc=$?
-check "hpl --dat with what HPL's reader takes: 8 cases in HPL's order, all PASS against 16, the ring (exit $rc)" \
-  [ $rc -eq 0 -a "$(json "$REC" '[(d["grid"], d["params"]["N"], d["params"]["NB"], d["validation"]["status"], d["params"]["bcast_used"]) for d in map(json.loads, lines)] == [(g, n, nb, "PASS", "increasing ring") for g in ("1x2", "2x1") for n in (150, 203) for nb in (1024, 16)]')" = true ]
+check "hpl --dat with what HPL's reader takes: 8 cases in HPL's order, all PASS against 16, the modified ring (exit $rc)" \
+  [ $rc -eq 0 -a "$(json "$REC" '[(d["grid"], d["params"]["N"], d["params"]["NB"], d["validation"]["status"], d["params"]["bcast_used"]) for d in map(json.loads, lines)] == [(g, n, nb, "PASS", "modified increasing ring") for g in ("1x2", "2x1") for n in (150, 203) for nb in (1024, 16)]')" = true ]
 check "hpl --dat notes a threshold of 0 or less and a file that stops after the DEPTHs" \
   sh -c "grep -q \"^note: .*lenient.dat:13: threshold -1 would make HPL skip its check: hpl_lite checks against 16 all the same\" '$OUT_FILE' && grep -q '^note: .*lenient.dat: the file ends after line 25' '$OUT_FILE'"
 # a panel of a rank's rows x NB must fit one MPI message (an int count)
