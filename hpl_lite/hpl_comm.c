@@ -1,7 +1,7 @@
 /* hpl_comm.c: all of hpl_lite's communication. The panel broadcast along a
  * process row, as an increasing ring (each process forwards to the next),
- * HPL's modified ring or a binomial tree, with non-blocking sends so the sender goes on computing
- * (the look-ahead needs that); then the pivot search, row exchanges, U
+ * HPL's modified ring or a binomial tree, with non-blocking sends so the
+ * sender goes on computing (the look-ahead needs that); then the pivot search, row exchanges, U
  * gather and back-solve messages, wrapped so that every MPI call site of the
  * app is in this file. */
 #include "hpl.h"
@@ -18,28 +18,30 @@ static int relative(const HplMatrix *m, int root_col) {
 
 static int absolute(const HplMatrix *m, int root_col, int rel) { return (rel + root_col) % m->c.q; }
 
+static void send_to(HplMatrix *m, int root_col, int rel, double *buf, int count, MPI_Request *req,
+                    int *nreq) {
+  MPI_Isend(buf, count, MPI_DOUBLE, absolute(m, root_col, rel), panel_tag(), m->row_comm,
+            &req[(*nreq)++]);
+}
+
 static void send_children(HplMatrix *m, int root_col, double *buf, int count, MPI_Request *req,
                           int *nreq, int start_mask) {
-  int r = relative(m, root_col), q = m->c.q;
+  const int r = relative(m, root_col), q = m->c.q;
   if (m->c.bcast != BCAST_BINOMIAL) {
     /* the modified ring: the root serves the next panel's owner (1) first,
      * then 2, which starts the ring over the rest; 1 forwards nothing */
     const int modified = m->c.bcast == BCAST_RING_MODIFIED;
+    if (modified && r == 1) return;
+    int next = r + 1;
     if (modified && r == 0 && q > 2) {
-      MPI_Isend(buf, count, MPI_DOUBLE, absolute(m, root_col, 1), panel_tag(), m->row_comm,
-                &req[(*nreq)++]);
-      r = 1;
-    } else if (modified && r == 1)
-      return;
-    if (r + 1 < q)
-      MPI_Isend(buf, count, MPI_DOUBLE, absolute(m, root_col, r + 1), panel_tag(), m->row_comm,
-                &req[(*nreq)++]);
+      send_to(m, root_col, 1, buf, count, req, nreq);
+      next = 2;
+    }
+    if (next < q) send_to(m, root_col, next, buf, count, req, nreq);
     return;
   }
   for (int mask = start_mask; mask > 0; mask >>= 1)
-    if (r + mask < q)
-      MPI_Isend(buf, count, MPI_DOUBLE, absolute(m, root_col, r + mask), panel_tag(), m->row_comm,
-                &req[(*nreq)++]);
+    if (r + mask < q) send_to(m, root_col, r + mask, buf, count, req, nreq);
 }
 
 static int top_mask(int q) {
