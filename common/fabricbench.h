@@ -360,6 +360,17 @@ double fb_rsum_value(const FbReproSum *s);
 /* Global exact sum over comm (collective). Returns NaN if any input was not finite. */
 double fb_rsum_allreduce(FbReproSum *s, MPI_Comm comm);
 
+/* Sums over the threads of a team. An OpenMP reduction clause adds the
+ * threads' copies in an order it does not promise: with three threads or
+ * more a sum's last bits change from run to run. Instead, inside the
+ * parallel region each thread puts its n partial sums in its row of part
+ * (fb_team_rows() rows of n doubles, zeroed), and after the region
+ * fb_team_total adds the rows in thread order: the same bits on every run
+ * with the same threads. */
+int fb_team_rows(void);
+void fb_team_put(double *part, int n, const double *mine);
+void fb_team_total(const double *part, int n, double *total);
+
 /* ---------------------------------------------------------------- run record */
 typedef struct {
   char name[48];  /* snake_case identifier, e.g. "nve_energy_drift" */

@@ -1,11 +1,15 @@
 /* reprosum.c: reproducible global sums. Each double is added exactly into a
  * fixed-point superaccumulator of 32-bit digits covering the whole double
  * range, so the accumulated integer, and the double read from it, do not
- * depend on the order of addition or on the number of ranks. */
+ * depend on the order of addition or on the number of ranks. Also sums over
+ * the threads of a team in thread order (fb_team_total). */
 #include "fabricbench.h"
 
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define DIGIT_BITS      32
 #define BIAS            1074      /* bit 0 of limb 0 weighs 2^-1074 */
@@ -93,4 +97,29 @@ double fb_rsum_allreduce(FbReproSum *s, MPI_Comm comm) {
   g.nonfinite = out[FB_RSUM_LIMBS] != 0;
   g.adds = 0;
   return fb_rsum_value(&g);
+}
+
+int fb_team_rows(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+void fb_team_put(double *part, int n, const double *mine) {
+  int t = 0;
+#ifdef _OPENMP
+  t = omp_get_thread_num();
+#endif
+  memcpy(part + (size_t)t * n, mine, (size_t)n * sizeof *mine);
+}
+
+void fb_team_total(const double *part, int n, double *total) {
+  const int rows = fb_team_rows();
+  for (int k = 0; k < n; k++) {
+    double v = 0.0;
+    for (int t = 0; t < rows; t++) v += part[(size_t)t * n + k];
+    total[k] = v;
+  }
 }

@@ -228,12 +228,17 @@ static INLINE double sweep_share(const Himeno *h, const float *p, float *pnew, s
 }
 
 /* The sweep in each layout, with and without prefetching: one function
- * each, whose parallel region inlines sweep_share with literals. */
+ * each, whose parallel region inlines sweep_share with literals. The
+ * threads' residuals are added in thread order (fb_team_total). */
 #define SWEEP_FUNCTION(name, attributes, gs, bs, split, prefetch)                                  \
   static attributes double name(const Himeno *h, const float *p, float *pnew) {                    \
-    double gosa = 0.0;                                                                             \
-    _Pragma("omp parallel reduction(+ : gosa)") gosa +=                                            \
-        sweep_share(h, p, pnew, gs, bs, split, prefetch);                                          \
+    double part[fb_team_rows()], gosa;                                                             \
+    memset(part, 0, sizeof part);                                                                  \
+    _Pragma("omp parallel") {                                                                      \
+      const double mine = sweep_share(h, p, pnew, gs, bs, split, prefetch);                        \
+      fb_team_put(part, 1, &mine);                                                                 \
+    }                                                                                              \
+    fb_team_total(part, 1, &gosa);                                                                 \
     return gosa;                                                                                   \
   }
 /* the one-stream layout's distances, constants */

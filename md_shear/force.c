@@ -1,7 +1,8 @@
 /* force.c: pair forces over the half list, lj/cut and EAM, with LAMMPS's
  * formulas and table lookups. Ghost forces (and EAM ghost densities) are
  * summed back to their owners by the caller's reverse communication. With
- * several threads each thread accumulates into its own copy, summed after. */
+ * several threads, the first accumulates into the output itself and each
+ * other thread into a copy of its own, summed in after. */
 #include "md.h"
 
 #include <math.h>
@@ -17,21 +18,54 @@
  * where the force is 3e9 epsilon/sigma; Ni EAM: 0.48 A, inside every core). */
 #define MD_OVERLAP_FRACTION 0.1
 
-/* Thread-private accumulation buffers (threads x atoms x 3), kept in md. */
-static double *thread_forces(Md *md, int threads, int nall) {
-  size_t need = (size_t)threads * (size_t)nall * 3;
-  if (need > md->thread_cap) {
+/* Private accumulation buffers for threads 1.., others x a stride of at
+ * least len doubles, kept in md. Zero whenever no loop runs: allocated
+ * zeroed, and thread_sum clears what it has added, so no pass clears them
+ * before a loop (a stride with room to spare, as the ghosts come and go). */
+static double *thread_buffers(Md *md, int others, size_t len) {
+  if (len > md->thread_stride || others > md->thread_others) {
     free(md->thread_buf);
-    md->thread_buf = malloc(need * sizeof *md->thread_buf);
-    md->thread_cap = md->thread_buf ? need : 0;
+    size_t stride = len + len / 4;
+    md->thread_buf = calloc((size_t)others * stride, sizeof *md->thread_buf);
+    md->thread_stride = md->thread_buf ? stride : 0;
+    md->thread_others = md->thread_buf ? others : 0;
   }
   return md->thread_buf;
+}
+
+/* Where thread t accumulates: thread 0 into out itself (zero on entry, so
+ * it ends holding what a zeroed buffer of its own would), the others into
+ * their buffers. Against a buffer for thread 0 too, this leaves out a
+ * clear and a sum of out's length each pass (the shear example on 1 rank x
+ * 2 threads spent a sixth of its pair time clearing and summing the
+ * buffers); out's numbers are the same: 0 + b0 is b0. */
+static double *thread_share(const Md *md, double *out, int t) {
+  return t == 0 ? out : md->thread_buf + (size_t)(t - 1) * md->thread_stride;
+}
+
+/* Inside the parallel region, after every thread's loop (a barrier), as
+ * its last work: adds the other threads' buffers into out's len doubles, in
+ * thread order, split over the threads, and clears what it read. */
+static void thread_sum(const Md *md, double *restrict out, size_t len) {
+  double *restrict buf = md->thread_buf;
+  const size_t stride = md->thread_stride;
+  const int others = md->thread_others;
+#pragma omp for schedule(static) nowait /* the region's end waits */
+  for (size_t k = 0; k < len; k++) {
+    double v = out[k];
+    for (int u = 0; u < others; u++) {
+      v += buf[(size_t)u * stride + k];
+      buf[(size_t)u * stride + k] = 0.0;
+    }
+    out[k] = v;
+  }
 }
 
 void md_force_free(Md *md) {
   free(md->thread_buf);
   md->thread_buf = NULL;
-  md->thread_cap = 0;
+  md->thread_stride = 0;
+  md->thread_others = 0;
   free(md->eam_len);
   free(md->eam_j);
   free(md->eam_r);
@@ -316,17 +350,24 @@ static void eam_density(Md *md, double *rho, int lo, int hi) {
 static double eam_embed(Md *md) {
   MdAtoms *a = &md->atoms;
   const MdPotential *p = &md->pot;
-  double e = 0.0;
-#pragma omp parallel for reduction(+ : e) schedule(static)
-  for (int i = 0; i < a->n_local; i++) {
-    const int ei = p->elem_of_type[a->type[i]];
-    double q;
-    int m = table_index(a->rho[i], p->rdrho, p->nrho, &q);
-    a->fp[i] = spline_deriv(p->frho[ei][m], q);
-    double phi = spline_value(p->frho[ei][m], q);
-    if (a->rho[i] > p->rhomax) phi += a->fp[i] * (a->rho[i] - p->rhomax);
-    e += phi;
+  double part[fb_team_rows()], e;
+  memset(part, 0, sizeof part);
+#pragma omp parallel
+  {
+    double mine = 0.0;
+#pragma omp for schedule(static) nowait /* the region's end waits */
+    for (int i = 0; i < a->n_local; i++) {
+      const int ei = p->elem_of_type[a->type[i]];
+      double q;
+      int m = table_index(a->rho[i], p->rdrho, p->nrho, &q);
+      a->fp[i] = spline_deriv(p->frho[ei][m], q);
+      double phi = spline_value(p->frho[ei][m], q);
+      if (a->rho[i] > p->rhomax) phi += a->fp[i] * (a->rho[i] - p->rhomax);
+      mine += phi;
+    }
+    fb_team_put(part, 1, &mine);
   }
+  fb_team_total(part, 1, &e);
   return e;
 }
 
@@ -405,8 +446,8 @@ static void eam_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
   }
 }
 
-/* Runs a pair loop over the owned atoms on every thread into private
- * buffers of nall x width values, then sums them into out. */
+/* Runs a pair loop over the owned atoms on every thread (out zero on
+ * entry; see thread_share), then sums the threads' forces into out. */
 typedef void (*PairLoop)(Md *, double (*)[3], int, int, PairSums *);
 
 static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
@@ -419,48 +460,38 @@ static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
     loop(md, out, 0, nloc, sums);
     return 0;
   }
-  double *buf = thread_forces(md, threads, nall);
-  if (!buf) return FB_EXIT_RUNTIME;
-  double e = 0, w = 0, mn = sums->min_rsq, ec = 0, vt[6] = {0};
-  /* clang-format 14 and 19 space an array section differently */
-  // clang-format off
-#pragma omp parallel reduction(+ : e, w, ec, vt[:6]) reduction(min : mn)
-  // clang-format on
+  const size_t len = (size_t)nall * 3;
+  if (!thread_buffers(md, threads - 1, len)) return FB_EXIT_RUNTIME;
+  enum { ENERGY, VIRIAL, E_CUT, TENSOR, NSUMS = TENSOR + 6 };
+  double part[fb_team_rows() * NSUMS], total[NSUMS], mn = sums->min_rsq;
+  memset(part, 0, sizeof part);
+#pragma omp parallel reduction(min : mn)
   {
     int t = 0;
 #ifdef _OPENMP
     t = omp_get_thread_num();
 #endif
-    double(*mine)[3] = (double(*)[3])(buf + (size_t)t * nall * 3);
-    memset(mine, 0, (size_t)nall * 3 * sizeof(double));
+    double(*mine)[3] = (double(*)[3])thread_share(md, &out[0][0], t);
     int lo = (int)((long long)nloc * t / threads), hi = (int)((long long)nloc * (t + 1) / threads);
     PairSums s = {0, 0, mn, 0, {0}};
     loop(md, mine, lo, hi, &s);
-    e += s.energy;
-    w += s.virial;
+    double row[NSUMS] = {[ENERGY] = s.energy, [VIRIAL] = s.virial, [E_CUT] = s.e_cut};
+    memcpy(row + TENSOR, s.tensor, sizeof s.tensor);
+    fb_team_put(part, NSUMS, row);
     mn = s.min_rsq;
-    ec += s.e_cut;
-    for (int k = 0; k < 6; k++) vt[k] += s.tensor[k];
 #pragma omp barrier
-#pragma omp for schedule(static)
-    for (int i = 0; i < nall; i++)
-      for (int u = 0; u < threads; u++) {
-        const double *src = buf + ((size_t)u * nall + i) * 3;
-        out[i][0] += src[0];
-        out[i][1] += src[1];
-        out[i][2] += src[2];
-      }
+    thread_sum(md, &out[0][0], len);
   }
-  sums->energy += e;
-  sums->virial += w;
+  fb_team_total(part, NSUMS, total);
+  sums->energy += total[ENERGY];
+  sums->virial += total[VIRIAL];
   sums->min_rsq = mn;
-  sums->e_cut += ec;
-  for (int k = 0; k < 6; k++) sums->tensor[k] += vt[k];
+  sums->e_cut += total[E_CUT];
+  for (int k = 0; k < 6; k++) sums->tensor[k] += total[TENSOR + k];
   return 0;
 }
 
-/* EAM densities through the same threading: a density is one value per
- * atom, so a thread's buffer is used as nall x 3 with only column 0. */
+/* EAM densities through the same sharing, one value per atom. */
 static int eam_densities(Md *md) {
   MdAtoms *a = &md->atoms;
   int nall = a->n_local + a->n_ghost, threads = 1;
@@ -473,23 +504,19 @@ static int eam_densities(Md *md) {
     eam_density(md, a->rho, 0, a->n_local);
     return 0;
   }
-  double *buf = thread_forces(md, threads, nall);
-  if (!buf) return FB_EXIT_RUNTIME;
+  if (!thread_buffers(md, threads - 1, (size_t)nall)) return FB_EXIT_RUNTIME;
 #pragma omp parallel
   {
     int t = 0;
 #ifdef _OPENMP
     t = omp_get_thread_num();
 #endif
-    double *mine = buf + (size_t)t * nall;
-    memset(mine, 0, (size_t)nall * sizeof(double));
+    double *mine = thread_share(md, a->rho, t);
     int lo = (int)((long long)a->n_local * t / threads),
         hi = (int)((long long)a->n_local * (t + 1) / threads);
     eam_density(md, mine, lo, hi);
 #pragma omp barrier
-#pragma omp for schedule(static)
-    for (int i = 0; i < nall; i++)
-      for (int u = 0; u < threads; u++) a->rho[i] += buf[(size_t)u * nall + i];
+    thread_sum(md, a->rho, (size_t)nall);
   }
   return 0;
 }

@@ -353,8 +353,9 @@ typedef struct {
   MdTrajectory traj;
   FILE *dump_file; /* rank 0, while the dump is written (under dump_tmp) */
   char dump_tmp[4096];
-  double *thread_buf; /* per-thread force copies (force.c) */
-  size_t thread_cap;
+  double *thread_buf;   /* force copies of threads 1.., zero between uses (force.c) */
+  size_t thread_stride; /* doubles a thread */
+  int thread_others;    /* threads it has room for */
   /* EAM: the pairs the density pass found inside the cutoff (atom j and r,
    * from neigh.first[i], eam_len[i] of them), reused by the force pass of
    * the same step, which then computes no distance root and takes no

@@ -3,6 +3,7 @@
 #include "stream.h"
 
 #include <math.h>
+#include <string.h>
 
 /* stream.c's threshold for double arrays: the average absolute error per
  * element, relative to the expected value, must stay under 1e-13. */
@@ -24,16 +25,20 @@ void stream_validate(FbContext *ctx, const Stream *s, FbResult *r) {
       cj *= f;
     }
   }
-  double err[3] = {0.0, 0.0, 0.0};
-  /* clang-format 14 and 19 space an array section differently */
-  // clang-format off
-#pragma omp parallel for reduction(+ : err[:3]) schedule(static)
-  // clang-format on
-  for (long long j = 0; j < s->n; j++) {
-    err[0] += fabs(s->a[j] - aj);
-    err[1] += fabs(s->b[j] - bj);
-    err[2] += fabs(s->c[j] - cj);
+  double part[fb_team_rows() * 3], err[3];
+  memset(part, 0, sizeof part);
+#pragma omp parallel
+  {
+    double mine[3] = {0.0, 0.0, 0.0};
+#pragma omp for schedule(static)
+    for (long long j = 0; j < s->n; j++) {
+      mine[0] += fabs(s->a[j] - aj);
+      mine[1] += fabs(s->b[j] - bj);
+      mine[2] += fabs(s->c[j] - cj);
+    }
+    fb_team_put(part, 3, mine);
   }
+  fb_team_total(part, 3, err);
   fb_allreduce_sum_n(ctx, FB_NO_PHASE, err, 3);
   double elements = (double)s->n * ctx->size;
   const double expect[3] = {aj, bj, cj};

@@ -63,6 +63,27 @@ same=$(thermo_same "$MDT/lj1.jsonl" "$REC" 1e-10)
 check "md lj_bench at 2 ranks x 2 threads: PASS, thermo as at 1 rank to 1e-10 (worst ${same#* })" \
   [ "${same%% *}" = true -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["threads"] == 2')" = true ]
 
+# Threads sum their energies and virials in thread order (fb_team_total):
+# three runs of the shear example on 1 rank x 4 threads give the same
+# thermo to the last bit (an OpenMP reduction clause gave three different
+# thermo tables in three runs), and so do 2 threads, against 1 thread to
+# 1e-10.
+for run in 1 2 3; do
+  rm -f "$MDT/team$run.jsonl"
+  OMP_NUM_THREADS=4 mpi 1 $MD -i inputs/md/shear.ini -n 300 --json "$MDT/team$run.jsonl"
+done
+check "md shear at 1 rank x 4 threads, three runs: PASS each, the same thermo to the last bit" \
+  [ "$(json "$MDT/team1.jsonl" 'r["validation"]["status"] == "PASS" and r["threads"] == 4')" = true \
+    -a "$(json "$MDT/team1.jsonl" 'json.dumps(r["results"]["thermo"])')" = "$(json "$MDT/team2.jsonl" 'json.dumps(r["results"]["thermo"])')" \
+    -a "$(json "$MDT/team1.jsonl" 'json.dumps(r["results"]["thermo"])')" = "$(json "$MDT/team3.jsonl" 'json.dumps(r["results"]["thermo"])')" \
+    -a "$(json "$MDT/team3.jsonl" 'r["validation"]["status"]')" = PASS ]
+rm -f "$MDT/team_t1.jsonl" "$MDT/team_t2.jsonl"
+OMP_NUM_THREADS=1 mpi 1 $MD -i inputs/md/shear.ini -n 300 --json "$MDT/team_t1.jsonl"
+OMP_NUM_THREADS=2 mpi 1 $MD -i inputs/md/shear.ini -n 300 --json "$MDT/team_t2.jsonl"
+same=$(thermo_same "$MDT/team_t1.jsonl" "$MDT/team_t2.jsonl" 1e-10)
+check "md shear at 1 rank x 2 threads: thermo as at 1 thread to 1e-10 (worst ${same#* })" \
+  [ "${same%% *}" = true -a "$(json "$MDT/team_t2.jsonl" 'r["validation"]["status"] == "PASS" and r["threads"] == 2')" = true ]
+
 # The shear example: 1912 atoms, two runs, walls; 1 and 3 ranks agree.
 for np in 1 3; do
   rm -f "$MDT/shear$np.jsonl"

@@ -1,14 +1,52 @@
 /* test_reprosum.c: the reproducible sum gives the same bits for any order
- * and any number of ranks, and the exact answer where rounding would not. */
+ * and any number of ranks, and the exact answer where rounding would not;
+ * a team's sums (fb_team_total) add the threads' rows in thread order. */
 #include "fabricbench.h"
 #include "testlib.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define N 20000
+
+/* Four threads whose partial sums give a different double in almost any
+ * other order: in thread order 0 + 1e16 + 1 - 1e16 + 3 is 3 (1e16 + 1
+ * rounds to 1e16), while e.g. 1e16 - 1e16 + 1 + 3 is 4. The second column
+ * the same scaled by -2. Rounds: an OpenMP reduction clause gave another
+ * order now and then on an oversubscribed node. */
+#define TEAM_ROUNDS 200
+static void team_sums(void) {
+  const double mine_of[4] = {1e16, 1.0, -1e16, 3.0};
+  omp_set_num_threads(4);
+  const int rows = fb_team_rows();
+  EXPECT(rows == 4, "fb_team_rows() %d with 4 threads set", rows);
+  int wrong = 0;
+  for (int round = 0; round < TEAM_ROUNDS; round++) {
+    double part[rows * 2], total[2];
+    memset(part, 0, sizeof part);
+#pragma omp parallel num_threads(4)
+    {
+      const double v = mine_of[omp_get_thread_num()], mine[2] = {v, -2.0 * v};
+      fb_team_put(part, 2, mine);
+    }
+    fb_team_total(part, 2, total);
+    wrong += total[0] != 3.0 || total[1] != -6.0;
+  }
+  EXPECT(wrong == 0, "%d of %d rounds not in thread order", wrong, TEAM_ROUNDS);
+  /* a team smaller than the rows: the rows it leaves are zero */
+  double part[rows], total;
+  memset(part, 0, sizeof part);
+#pragma omp parallel num_threads(2)
+  {
+    const double v = omp_get_thread_num() ? 0.25 : 0.5;
+    fb_team_put(part, 1, &v);
+  }
+  fb_team_total(part, 1, &total);
+  EXPECT(total == 0.75, "a team of 2 in 4 rows: %.17g", total);
+}
 
 /* Deterministic values of both signs across a wide range of exponents. */
 static double value(int i) {
@@ -84,5 +122,6 @@ int main(int argc, char **argv) {
   EXPECT(isnan(fb_rsum_allreduce(&bad, MPI_COMM_WORLD)), "NaN input gives NaN");
 
   if (rank == 0) printf("reprosum reference %a over %d ranks\n", reference, size);
+  team_sums();
   return tl_finish("reprosum");
 }
