@@ -84,6 +84,19 @@ same=$(thermo_same "$MDT/team_t1.jsonl" "$MDT/team_t2.jsonl" 1e-10)
 check "md shear at 1 rank x 2 threads: thermo as at 1 thread to 1e-10 (worst ${same#* })" \
   [ "${same%% *}" = true -a "$(json "$MDT/team_t2.jsonl" 'r["validation"]["status"] == "PASS" and r["threads"] == 2')" = true ]
 
+# The atoms' sort by counting (setup.c) gives qsort's order: the shear
+# example on 1 and 3 ranks, its thermo to the last bit with the comparison
+# sort forced (the path a sparse system takes).
+for np in 1 3; do
+  rm -f "$MDT/sortc$np.jsonl" "$MDT/sortq$np.jsonl"
+  mpi "$np" $MD -i inputs/md/shear.ini -n 100 --json "$MDT/sortc$np.jsonl"
+  FABRICBENCH_TEST_HOOK=md_sort_compare mpi "$np" $MD -i inputs/md/shear.ini -n 100 --json "$MDT/sortq$np.jsonl"
+  check "md shear at $np ranks: the same thermo to the last bit with the atoms sorted by counting and by qsort" \
+    [ "$(json "$MDT/sortc$np.jsonl" 'r["validation"]["status"] + json.dumps(r["results"]["thermo"])')" = \
+      "$(json "$MDT/sortq$np.jsonl" 'r["validation"]["status"] + json.dumps(r["results"]["thermo"])')" \
+      -a "$(json "$MDT/sortq$np.jsonl" 'r["validation"]["status"]')" = PASS ]
+done
+
 # The shear example: 1912 atoms, two runs, walls; 1 and 3 ranks agree.
 for np in 1 3; do
   rm -f "$MDT/shear$np.jsonl"
