@@ -98,8 +98,9 @@ void md_sort_atoms(Md *md) {
     order[i].index = i;
   }
   sort_keys(order, n);
-  double(*fields[])[3] = {a->x, a->v, a->x_built};
-  for (int f = 0; f < 3; f++) {
+  /* not x_built: the list build that follows every sort sets it */
+  double(*fields[])[3] = {a->x, a->v};
+  for (int f = 0; f < 2; f++) {
     for (int i = 0; i < n; i++) memcpy(tmp[i], fields[f][order[i].index], sizeof tmp[i]);
     memcpy(fields[f], tmp, (size_t)n * sizeof *tmp);
   }
