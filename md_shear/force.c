@@ -37,8 +37,8 @@ static double *thread_buffers(Md *md, int others, size_t len) {
  * it ends holding what a zeroed buffer of its own would), the others into
  * their buffers. Against a buffer for thread 0 too, this leaves out a
  * clear and a sum of out's length each pass (the shear example on 1 rank x
- * 2 threads spent a sixth of its pair time clearing and summing the
- * buffers); out's numbers are the same: 0 + b0 is b0. */
+ * 2 threads spent 0.025-0.030 s of a 0.60 s pair phase clearing and
+ * summing the force copies); out's numbers are the same: 0 + b0 is b0. */
 static double *thread_share(const Md *md, double *out, int t) {
   return t == 0 ? out : md->thread_buf + (size_t)(t - 1) * md->thread_stride;
 }
