@@ -396,7 +396,6 @@ void md_groups_count(FbContext *ctx, Md *md);
 /* setup.c */
 void md_setup(FbContext *ctx, Md *md);
 void md_free(Md *md);
-void md_sort_atoms(Md *md);
 void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v);
 /* data.c: the atom store and LAMMPS data files. md_read_data reads the
  * header, box and coefficient sections (keep = 0), or also the atoms this
@@ -425,7 +424,8 @@ void md_potential_free(MdPotential *p);
 /* force.c: local pair energy and virial into md->e_pair, md->virial */
 void md_force(FbContext *ctx, Md *md);
 void md_force_free(Md *md);
-/* neighbor.c */
+/* neighbor.c: the owned atoms' order (at each rebuild), then the list */
+void md_sort_atoms(Md *md);
 void md_neighbor_build(Md *md);
 int md_neighbor_check(const Md *md);
 void md_neighbor_free(MdNeighbor *n);
