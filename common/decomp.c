@@ -78,6 +78,7 @@ int fb_decomp_init(FbDecomp *d, MPI_Comm comm, const int nglobal[3], const int d
   }
   for (int a = 0; a < 3; a++) {
     int smallest = nglobal[a] / d->dims[a];
+    if (d->dims[a] == 1 && !d->periods[a]) continue; /* no neighbour there: no halo to fill */
     if (smallest < min_local) {
       snprintf(err, err_len,
                "process grid %dx%dx%d leaves a rank with %d points along %c "

@@ -297,7 +297,8 @@ typedef struct {
  * n % parts parts get one more. */
 void fb_block_extent(int n, int parts, int part, int *lo, int *count);
 /* dims_in: 0 entries are chosen (MPI_Dims_create), or a full user grid.
- * min_local: fewest points any rank may own along a dimension (>= halo width).
+ * min_local: fewest points any rank may own along a dimension (>= halo width;
+ * a dimension of one rank and no period, with no neighbour, is exempt).
  * Returns 0, or 2 with a message naming the problem. Collective over comm. */
 int fb_decomp_init(FbDecomp *d, MPI_Comm comm, const int nglobal[3], const int dims_in[3],
                    const int periods[3], int min_local, char *err, size_t err_len);

@@ -77,7 +77,7 @@ static void horizontal_column(int nz, ptrdiff_t si, ptrdiff_t sj, double kd, dou
 
 static inline void horizontal(Weather *w, const SmallStep *st, int i, int j) {
   const size_t c = wx_idx(w, i, j, 0);
-  horizontal_column(w->nz, (ptrdiff_t)w->ext[1] * w->ext[2], w->ext[2], st->kd, st->dts,
+  horizontal_column(w->nz, (ptrdiff_t)w->ext[1] * w->ext[2], wx_ystride(w), st->kd, st->dts,
                     1.0 / w->dx, 1.0 / w->dy, w->plin + c, w->plin_old + c, w->tend[F_U] + c,
                     w->tend[F_V] + c, st->U + c, st->V + c, w->s[F_U] + c, w->s[F_V] + c);
 }
@@ -98,13 +98,15 @@ static void column_update(int nz, double a, const double *restrict th0f, const d
   }
 }
 
-/* Columns (i, j0) .. (i, j0 + nj - 1), nj <= WX_LANES: the horizontal
- * divergence with the new U and V, then W at faces 1..nz-1 from the
- * tridiagonal system (forward elimination, back substitution), then rho',
- * Theta' and the linear pressure. Work arrays: [lane][k], nz + 1 per lane. */
+/* nj <= WX_LANES columns from (i, j0), lane apart in the fields (along y,
+ * or along x on one row): the horizontal divergence with the new U and V,
+ * then W at faces 1..nz-1 from the tridiagonal system (forward elimination,
+ * back substitution), then rho', Theta' and the linear pressure. Work
+ * arrays: [lane][k], nz + 1 per lane. */
 static inline void columns(Weather *w, const SmallStep *st, int i, int j0, const int nj,
-                           double *restrict rhat, double *restrict that, double *restrict y) {
-  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+                           ptrdiff_t lane, double *restrict rhat, double *restrict that,
+                           double *restrict y) {
+  const ptrdiff_t sj = wx_ystride(w), si = (ptrdiff_t)w->ext[1] * w->ext[2];
   const int H = WX_HALO, nz = w->nz;
   const ptrdiff_t N = nz + 1; /* one lane's length in the work arrays */
   const double dts = st->dts, alpha = st->alpha;
@@ -114,7 +116,7 @@ static inline void columns(Weather *w, const SmallStep *st, int i, int j0, const
   double *p = w->plin, *pold = w->plin_old;
   const size_t first = wx_idx(w, i, j0, 0);
   for (int l = 0; l < nj; l++) {
-    const size_t c0 = first + (size_t)l * (size_t)sj;
+    const size_t c0 = first + (size_t)l * (size_t)lane;
     double *restrict rh = rhat + (size_t)l * N, *restrict th = that + (size_t)l * N;
     double *restrict yl = y + (size_t)l * N;
     for (int k = 0; k < nz; k++) {
@@ -140,7 +142,7 @@ static inline void columns(Weather *w, const SmallStep *st, int i, int j0, const
   for (int k = nz - 1; k >= 1; k--)
     for (int l = 0; l < nj; l++) y[l * N + k] -= st->cprime[k] * y[l * N + k + 1];
   for (int l = 0; l < nj; l++) {
-    const size_t c0 = first + (size_t)l * (size_t)sj;
+    const size_t c0 = first + (size_t)l * (size_t)lane;
     column_update(nz, dts / w->dz, w->theta0f + H, w->cs2c + H, rhat + l * N, that + l * N,
                   y + l * N, W + c0, R + c0, T + c0, p + c0, pold + c0);
   }
@@ -150,14 +152,37 @@ static inline void columns(Weather *w, const SmallStep *st, int i, int j0, const
  * the halo: the horizontal step reads the west and south neighbours, the
  * column step the east and north faces. */
 static void horizontal_region(Weather *w, const SmallStep *st, int edge) {
+  const int south = !w->flat; /* one row has no south neighbour to wait for */
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < w->nx; i++)
     for (int j = 0; j < w->ny; j++)
-      if ((i == 0 || j == 0) == edge) horizontal(w, st, i, j);
+      if ((i == 0 || (south && j == 0)) == edge) horizontal(w, st, i, j);
+}
+
+/* One row's columns, WX_LANES side by side along x: those before the east
+ * one (edge = 0), or the east one (edge = 1). */
+static void row_region(Weather *w, const SmallStep *st, int edge) {
+  const int nx = w->nx, lo = edge ? nx - 1 : 0, hi = edge ? nx : nx - 1;
+  const ptrdiff_t si = (ptrdiff_t)w->ext[1] * w->ext[2];
+#pragma omp parallel
+  {
+    double rhat[(w->nz + 1) * WX_LANES], that[(w->nz + 1) * WX_LANES], y[(w->nz + 1) * WX_LANES];
+#pragma omp for schedule(static)
+    for (int i = lo; i < hi; i += WX_LANES) {
+      if (i + WX_LANES <= hi)
+        columns(w, st, i, 0, WX_LANES, si, rhat, that, y);
+      else
+        for (int l = i; l < hi; l++) columns(w, st, l, 0, 1, si, rhat, that, y);
+    }
+  }
 }
 
 static void column_region(Weather *w, const SmallStep *st, int edge) {
   const int nx = w->nx, ny = w->ny;
+  if (w->flat) {
+    row_region(w, st, edge);
+    return;
+  }
 #pragma omp parallel
   {
     double rhat[(w->nz + 1) * WX_LANES], that[(w->nz + 1) * WX_LANES], y[(w->nz + 1) * WX_LANES];
@@ -166,8 +191,9 @@ static void column_region(Weather *w, const SmallStep *st, int edge) {
       /* edge columns: the east row i = nx - 1 and the north column j = ny - 1 */
       int lo = edge ? (i == nx - 1 ? 0 : ny - 1) : 0, hi = edge ? ny : (i == nx - 1 ? 0 : ny - 1);
       int j = lo;
-      for (; j + WX_LANES <= hi; j += WX_LANES) columns(w, st, i, j, WX_LANES, rhat, that, y);
-      for (; j < hi; j++) columns(w, st, i, j, 1, rhat, that, y);
+      for (; j + WX_LANES <= hi; j += WX_LANES)
+        columns(w, st, i, j, WX_LANES, w->ext[2], rhat, that, y);
+      for (; j < hi; j++) columns(w, st, i, j, 1, w->ext[2], rhat, that, y);
     }
   }
 }
@@ -197,7 +223,7 @@ void wx_acoustic(FbContext *ctx, Weather *w, int stage, double dt_stage) {
    * first small step reads it from s0) */
 #pragma omp parallel for schedule(static)
   for (int i = -H; i < nx + H; i++)
-    for (int j = -H; j < ny + H; j++) {
+    for (int j = -wx_yhalo(w); j < ny + wx_yhalo(w); j++) {
       size_t c0 = wx_idx(w, i, j, 0);
       for (int k = 0; k < nz; k++) p[c0 + k] = pold[c0 + k] = w->cs2c[k + H] * T[c0 + k];
     }

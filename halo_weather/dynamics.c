@@ -86,8 +86,15 @@ static inline void flux_line(const double *phi, const double *mom, const double 
  * of the west faces kept for one i plane (flux_plane), the y fluxes for one
  * column; each thread owns a band of j. With hv, the hyperviscosity of hv
  * is added in the same sweep. */
+static void advect_row(Weather *w, double *const *q, const double *phi, int stagger,
+                       const double *hv, double *tend);
+
 static void advect(Weather *w, double *const *q, const double *phi, int stagger, const double *hv,
                    double *tend) {
+  if (w->flat) {
+    advect_row(w, q, phi, stagger, hv, tend);
+    return;
+  }
   const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
   const ptrdiff_t stride[3] = {si, sj, 1};
   const int nx = w->nx, ny = w->ny, nz = w->nz;
@@ -129,6 +136,46 @@ static void advect(Weather *w, double *const *q, const double *phi, int stagger,
         }
         if (hv) hyperviscosity_column(hv + c0, si, sj, nz, hv_coef, out);
       }
+    }
+  }
+}
+
+/* advect on one row (flat): no y fluxes (north and south would be the same
+ * numbers, their difference exactly zero), each thread a band of i that
+ * starts with its own west fluxes (the same numbers its neighbour's band
+ * ends with). */
+static void advect_row(Weather *w, double *const *q, const double *phi, int stagger,
+                       const double *hv, double *tend) {
+  const ptrdiff_t si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const ptrdiff_t stride[3] = {si, 0, 1};
+  const int nx = w->nx, nz = w->nz;
+  const double *rho = w->rho_full, *mu = q[F_U], *mw = q[F_W];
+  const ptrdiff_t back = stagger ? stride[stagger - 1] : 0;
+  const int mx = !stagger ? 0 : stagger == AT_U ? 1 : 2;
+  const int mz = !stagger ? 0 : stagger == AT_W ? 1 : 2;
+  const double rdx = 1.0 / w->dx, rdz = 1.0 / w->dz;
+  const double hv_coef = -w->hyperviscosity / (16.0 * w->dt);
+  if (hv_coef == 0.0) hv = NULL;
+#pragma omp parallel
+  {
+    const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+    const int i0 = (int)((long)nx * t / nt), i1 = (int)((long)nx * (t + 1) / nt);
+    double fx[nz], fz[nz + 1];
+    double *restrict west = w->flux_plane + (size_t)t * nz;
+    if (i0 < i1) {
+      const size_t c0 = wx_idx(w, i0, 0, 0);
+      flux_line(phi + c0, mu + c0, rho + c0, west, nz, si, back, mx, 0);
+    }
+    for (int i = i0; i < i1; i++) {
+      const size_t c0 = wx_idx(w, i, 0, 0), ce = c0 + (size_t)si;
+      flux_line(phi + ce, mu + ce, rho + ce, fx, nz, si, back, mx, 0);
+      flux_line(phi + c0, mw + c0, rho + c0, fz, nz + 1, 1, back, mz, 1);
+      double *restrict out = tend + c0;
+      for (int k = 0; k < nz; k++) {
+        out[k] = (0.0 - (fx[k] - west[k]) * rdx) - (fz[k + 1] - fz[k]) * rdz;
+        west[k] = fx[k];
+      }
+      if (hv) hyperviscosity_column(hv + c0, si, 0, nz, hv_coef, out);
     }
   }
 }
@@ -233,7 +280,7 @@ static void diagnose(Weather *w, double *const *q) {
     double x[nz];
 #pragma omp for schedule(static)
     for (int i = -H; i < w->nx + H; i++)
-      for (int j = -H; j < w->ny + H; j++) {
+      for (int j = -wx_yhalo(w); j < w->ny + wx_yhalo(w); j++) {
         size_t c0i = wx_idx(w, i, j, 0);
         specific_column(nz, w->rho0c + H, w->theta0c + H, q[F_RHO] + c0i, q[F_THETA] + c0i,
                         q[F_Q1] + c0i, q[F_Q2] + c0i, w->rho_full + c0i, w->spec[F_THETA] + c0i,
@@ -302,7 +349,7 @@ static inline double rho_between(const double *rho, size_t c, ptrdiff_t s, ptrdi
 
 static void diffuse_column(const Weather *w, const Diffused *d, size_t c0, int k0, int k1,
                            double *tend) {
-  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const ptrdiff_t sj = wx_ystride(w), si = (ptrdiff_t)w->ext[1] * w->ext[2];
   const double nu = w->diffusion, rdx2 = 1.0 / (w->dx * w->dx), rdy2 = 1.0 / (w->dy * w->dy),
                rdz2 = 1.0 / (w->dz * w->dz);
   const double *rho = d->rho;
@@ -345,19 +392,20 @@ static void diffusion(Weather *w, double *const *q) {
     for (int j = 0; j < w->ny; j++) {
       const size_t c0 = wx_idx(w, i, j, 0);
       for (int v = 0; v < 4; v++)
-        diffuse_column(w, &quantities[v], c0, v == 2 ? 1 : 0, w->nz, tends[v]);
+        if (v != 1 || !w->flat) /* V stays zero on one row */
+          diffuse_column(w, &quantities[v], c0, v == 2 ? 1 : 0, w->nz, tends[v]);
     }
 }
 
 /* Slow tendencies of the stage state (everything but the linear acoustic
  * and buoyancy terms, which the small steps integrate). */
 static void slow_tendencies(Weather *w, double *const *q) {
-  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const ptrdiff_t sj = wx_ystride(w), si = (ptrdiff_t)w->ext[1] * w->ext[2];
   const int nz = w->nz;
   const double rdx = 1.0 / w->dx, rdy = 1.0 / w->dy, rdz = 1.0 / w->dz;
   /* advection, and hyperviscosity of the momenta and Theta' */
   advect(w, q, q[F_U], AT_U, q[F_U], w->tend[F_U]);
-  advect(w, q, q[F_V], AT_V, q[F_V], w->tend[F_V]);
+  if (!w->flat) advect(w, q, q[F_V], AT_V, q[F_V], w->tend[F_V]);
   advect(w, q, q[F_W], AT_W, q[F_W], w->tend[F_W]);
   advect(w, q, w->spec[F_THETA], AT_CENTRE, q[F_THETA], w->tend[F_THETA]);
   advect(w, q, w->spec[F_Q1], AT_CENTRE, NULL, w->tend[F_Q1]);

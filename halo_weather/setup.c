@@ -94,13 +94,20 @@ static void base_state(Weather *w) {
 
 void wx_setup(FbContext *ctx, Weather *w) {
   const int nglobal[3] = {(int)w->n[0], (int)w->n[1], (int)w->n[2]};
-  const int periods[3] = {1, 1, 0};
+  /* a 2-D case on one row: nothing to exchange along y (no period there) */
+  w->flat = w->dimensions == 2 && nglobal[1] == 1;
+  const int periods[3] = {1, !w->flat, 0};
   int dims[3] = {w->grid[0], w->grid[1], 1}, automatic = !dims[0] && !dims[1];
-  if (automatic && !wrf_grid(ctx->size, nglobal, dims))
+  if (w->flat && automatic) dims[0] = ctx->size, dims[1] = 1;
+  if (w->flat && dims[1] != 1)
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "option --grid: %s is a 2-D case on one row (ny = 1): the grid is Px1", w->deck_path);
+  if (automatic && !w->flat && !wrf_grid(ctx->size, nglobal, dims))
     fb_fail(ctx, FB_EXIT_USAGE,
             "%s: the grid %dx%d is too small for %d ranks: no process grid gives every rank "
-            "%d columns along x and y (the halo)",
-            w->deck_path, nglobal[0], nglobal[1], ctx->size, WX_HALO);
+            "%d columns along x and y (the halo)%s",
+            w->deck_path, nglobal[0], nglobal[1], ctx->size, WX_HALO,
+            nglobal[1] < WX_HALO ? "; an x-z case is dimensions = 2 with ny = 1" : "");
   char err[FB_MSG_LEN];
   int rc = fb_decomp_init(&w->decomp, ctx->comm, nglobal, dims, periods, WX_HALO, err, sizeof err);
   if (rc) {
@@ -126,7 +133,9 @@ void wx_setup(FbContext *ctx, Weather *w) {
   w->plin = field(w, &bad);
   w->plin_old = field(w, &bad);
   w->rho_full = field(w, &bad);
-  w->flux_plane = fb_alloc((size_t)w->ny * (size_t)w->nz * sizeof(double));
+  /* the west fluxes of one i plane, or on one row one line per thread */
+  const int lines = w->flat ? ctx->threads : w->ny;
+  w->flux_plane = fb_alloc((size_t)lines * (size_t)w->nz * sizeof(double));
   bad |= w->flux_plane == NULL;
   size_t nk = (size_t)w->nz + 2 * WX_HALO + 1;
   double **levels[] = {&w->theta0c, &w->theta0f, &w->rho0c, &w->p0c, &w->cs2c};
@@ -142,8 +151,9 @@ void wx_setup(FbContext *ctx, Weather *w) {
   }
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory allocating the weather fields");
   /* the layers below the floor and above the lid are boundary conditions
-   * each rank fills itself: faces carry the owned levels only */
-  const int columns = 1 << 2;
+   * each rank fills itself: faces carry the owned levels only (and on one
+   * row the owned row only: nothing reads the y halo) */
+  const int columns = 1 << 2 | (w->flat ? 1 << 1 : 0);
   int halo_bad =
       fb_halo_init_ex(&w->halo3, &w->decomp, WX_HALO, WX_HALO, columns, MPI_DOUBLE, NFIELDS) ||
       fb_halo_init_ex(&w->halo1_uv, &w->decomp, 1, WX_HALO, columns, MPI_DOUBLE, 2) ||

@@ -75,6 +75,7 @@ typedef struct {
   double diffusion; /* constant viscosity and diffusivity (m2 s-1) of u, v, w, theta */
   int overlap, no_output, grid[3];
   int dimensions; /* 3, or 2: an x-z case, y-independent to the bit */
+  int flat;       /* a 2-D case on one row (ny = 1): see wx_ystride */
   WxPerturbation perturbation;
   char perturbation_name[16];
   char *deck_text; /* the deck's bytes (rank 0's, broadcast): into the history file */
@@ -126,6 +127,15 @@ static inline size_t wx_idx(const Weather *w, int i, int j, int k) {
   return ((size_t)(i + WX_HALO) * (size_t)w->ext[1] + (size_t)(j + WX_HALO)) * (size_t)w->ext[2] +
          (size_t)(k + WX_HALO);
 }
+/* The stride between a cell and its y neighbour in the stencils. A 2-D
+ * case on one row (flat) has no y halo and no y neighbour: the stencils
+ * read the cell itself, which is what the neighbours of a y-independent
+ * state hold, so every y difference is exactly zero, as it is on three
+ * rows (the same bits; tests/e2e/halo_weather.sh compares them), and V,
+ * whose tendencies are then all zero, is left at zero untouched. */
+static inline ptrdiff_t wx_ystride(const Weather *w) { return w->flat ? 0 : w->ext[2]; }
+/* The y halo layers the diagnostics fill: none on one row. */
+static inline int wx_yhalo(const Weather *w) { return w->flat ? 0 : WX_HALO; }
 /* Exner function of the base state at level k (centres). */
 static inline double wx_exner0(const Weather *w, int k) {
   return pow(w->p0c[k + WX_HALO] / WX_P00, WX_RD / WX_CP);

@@ -81,6 +81,24 @@ static void test_refusals(int size) {
   }
 }
 
+/* A dimension of one rank and no period has no neighbour, so no halo: it
+ * may be thinner than min_local (halo_weather's 2-D cases on one row);
+ * with a period (its own neighbour) it may not. */
+static void test_no_neighbour(int size) {
+  FbDecomp d;
+  char err[256];
+  const int row[3] = {3 * size, 1, 4}, along_i[3] = {size, 1, 1};
+  const int open_y[3] = {1, 0, 0}, periodic_y[3] = {1, 1, 0};
+  EXPECT(fb_decomp_init(&d, MPI_COMM_WORLD, row, along_i, open_y, 3, err, sizeof err) == 0,
+         "one row without a period refused: %s", err);
+  EXPECT(d.n[1] == 1 && d.nbr_lo[1] == MPI_PROC_NULL && d.nbr_hi[1] == MPI_PROC_NULL,
+         "one row: %d points, neighbours %d %d", d.n[1], d.nbr_lo[1], d.nbr_hi[1]);
+  fb_decomp_free(&d);
+  EXPECT(fb_decomp_init(&d, MPI_COMM_WORLD, row, along_i, periodic_y, 3, err, sizeof err) == 2,
+         "one periodic row accepted under a halo of 3");
+  EXPECT(strstr(err, "along j") != NULL, "message: %s", err);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int size;
@@ -97,5 +115,6 @@ int main(int argc, char **argv) {
   const int shape[3] = {4, 3 * size + 1, 2};
   test_cover(shape, line, periods1);
   test_refusals(size);
+  test_no_neighbour(size);
   return tl_finish("decomp");
 }
