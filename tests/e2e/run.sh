@@ -197,6 +197,28 @@ check "bench-hpl 600 64 2x1: hpcc and hpl_lite on 2 ranks as 2x1, ours against 1
 MPIRUN="$TMPDIR_T/mpirun-log" timeout 20 run/bench-hpl 600 64 2y1 >"$OUT_FILE" 2>&1; rc=$?
 check "bench-hpl with grid 2y1: one line naming it, exit 2, nothing launched (exit $rc)" \
   sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q \"grid '2y1'\" '$OUT_FILE' && [ ! -s '$launchlog' ]"
+# bench-weather's MINIWEATHER_SRC, with a stand-in for miniWeather's source
+# (not shipped): it reports a "CPU Time" of _NX / 20 s only when built as
+# the script must build it (the thermal at 500 m: 40 x 20 cells, 1000 s,
+# no output), so each row must compare 2 s with our thermal at 500 m, the
+# codes alternating at 1 and 2 ranks.
+if pkg-config --exists pnetcdf; then
+  fakemw="$TMPDIR_T/fake-miniweather"
+  mkdir -p "$fakemw"
+  printf '%s\n' '#include <mpi.h>' '#include <stdio.h>' \
+    'int main(int argc, char **argv) { int r; MPI_Init(&argc, &argv); MPI_Comm_rank(MPI_COMM_WORLD, &r);' \
+    '  if (r == 0 && _NX == 40 && _NZ == 20 && _SIM_TIME == 1000 && _OUT_FREQ < 0) printf("CPU Time: %g sec\n", _NX / 20.0);' \
+    '  MPI_Finalize(); return 0; }' > "$fakemw/miniWeather_mpi.cpp"
+  : > "$launchlog"
+  MINIWEATHER_SRC="$fakemw" DXS=500 REPEAT=2 MPIRUN="$TMPDIR_T/mpirun-log" timeout 300 run/bench-weather >"$OUT_FILE" 2>&1; rc=$?
+  launches=$(awk '{ printf "%s:%s ", $2, $3 }' "$launchlog" | sed 's|[^ :]*/mw500 |mw |g')
+  want="1:mw 1:halo_weather/weather 2:mw 2:halo_weather/weather 1:mw 1:halo_weather/weather 2:mw 2:halo_weather/weather "
+  rows=$(awk '$1 == 500 && $3 == "40x20" { print $4, $5, $6, $7 }' "$OUT_FILE" | tr '\n' ' ')
+  check "bench-weather: miniWeather (a stand-in, 2 s) built for the thermal at 500 m and ours, alternating, the time ratio at 1 and 2 ranks ($rows; exit $rc)" \
+    sh -c "[ $rc -eq 0 ] && [ '$launches' = '$want' ] && python3 -c \"import sys; v = [float(x) for x in sys.argv[1:]]; raise SystemExit(0 if len(v) == 8 and all(n == r + 1 and m == 2 and o > 0 and abs(q - m / o) < 0.01 * q for r, (n, m, o, q) in enumerate(zip(v[0::4], v[1::4], v[2::4], v[3::4]))) else 1)\" $rows"
+else
+  skip "bench-weather with a stand-in for miniWeather" "no PnetCDF (run/install-deps installs libpnetcdf-dev)"
+fi
 # bench-stream's HPCC_SRC, with a stand-in for hpcc's source tree: its
 # main() reads every section's Run flag as set, and reports 0.001 GB/s only
 # when the script's line has switched off all but StarSTREAM (1000
