@@ -219,6 +219,29 @@ if pkg-config --exists pnetcdf; then
 else
   skip "bench-weather with a stand-in for miniWeather" "no PnetCDF (run/install-deps installs libpnetcdf-dev)"
 fi
+# bench-md's LJ_BOX, with a stand-in for lmp that runs only when in.lj's
+# box is 6 fcc cells a side and reports 864 atoms x 100 steps in 1 s: md
+# must run the same 864 atoms (the script checks its record) and the lj row
+# compare it with 86400 atom-steps/s.
+ni_u3=/usr/share/lammps/potentials/Ni_u3.eam
+if [ -r "$ni_u3" ]; then
+  fakelmp="$TMPDIR_T/fake-lmp"
+  mkdir -p "$fakelmp"
+  printf '%s\n' '#!/bin/sh' '[ "$1" = -h ] && exit 0' \
+    'while [ $# -gt 0 ]; do [ "$1" = -in ] && in=$2; shift; done' \
+    'n=1912; [ "$in" = in.lj ] && { grep -q "^region.*box block 0 6 0 6 0 6$" in.lj || exit 1; n=864; }' \
+    'echo "Loop time of 1.0 on 1 procs for 100 steps with $n atoms"' > "$fakelmp/lmp"
+  chmod +x "$fakelmp/lmp"
+  PATH="$fakelmp:$PATH" LJ_BOX=6 REPEAT=1 timeout 300 run/bench-md 1 >"$OUT_FILE" 2>&1; rc=$?
+  row=$(awk '$1 == "lj" && $2 == 1 { print $3, $5, $6 }' "$OUT_FILE")
+  check "bench-md LJ_BOX=6: both codes on 864 atoms, md against the stand-in's 86400 atom-steps/s ($row; exit $rc)" \
+    sh -c "[ $rc -eq 0 ] && grep -q '^lj: 6^3 fcc cells, 864 atoms' '$OUT_FILE' && python3 -c \"import sys; l, m, r = map(float, sys.argv[1:4]); raise SystemExit(0 if l == 86400 and m > 0 and abs(r - m / l) < 0.01 * r else 1)\" $row"
+  LJ_BOX=0 timeout 20 run/bench-md 1 >"$OUT_FILE" 2>&1; rc=$?
+  check "bench-md LJ_BOX=0: one line naming it, exit 2" \
+    sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q LJ_BOX '$OUT_FILE'"
+else
+  skip "bench-md with a stand-in for lmp" "no $ni_u3 (run/install-deps installs lammps-data)"
+fi
 # bench-stream's HPCC_SRC, with a stand-in for hpcc's source tree: its
 # main() reads every section's Run flag as set, and reports 0.001 GB/s only
 # when the script's line has switched off all but StarSTREAM (1000
