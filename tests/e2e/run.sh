@@ -219,6 +219,9 @@ if pkg-config --exists pnetcdf; then
 else
   skip "bench-weather with a stand-in for miniWeather" "no PnetCDF (run/install-deps installs libpnetcdf-dev)"
 fi
+DXS=30 timeout 20 run/bench-weather >"$OUT_FILE" 2>&1; rc=$?
+check "bench-weather DXS=30 (not whole cells of 20 km and 10 km): one line naming it, exit 2 (exit $rc)" \
+  sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q \"DX '30'\" '$OUT_FILE'"
 # bench-md's LJ_BOX, with a stand-in for lmp that runs only when in.lj's
 # box is 6 fcc cells a side and reports 864 atoms x 100 steps in 1 s: md
 # must run the same 864 atoms (the script checks its record) and the lj row
