@@ -308,12 +308,14 @@ void fb_decomp_grid_string(const FbDecomp *d, char *buf, size_t len);
 
 /* -------------------------------------------------------------- halo exchange */
 /* Fields are local arrays of (n[0]+2w) x (n[1]+2w) x (n[2]+2w) elements, the
- * last index fastest. Exchanges run dimension by dimension over the full
- * extent of the other two, so edges and corners are filled too. */
+ * last index fastest (or n[a] + 2 pad[a] with fb_halo_init_ex). Exchanges
+ * run dimension by dimension over the full extent of the other two, so
+ * edges and corners are filled too. */
 typedef struct {
   const FbDecomp *d;
-  int width, pad, nfields; /* pad: halo layers allocated (>= width exchanged) */
-  int interior_mask;       /* bit a: faces span only the owned layers along a */
+  int width, nfields;
+  int pad[3];        /* halo layers allocated per side along each dimension */
+  int interior_mask; /* bit a: faces span only the owned layers along a */
   MPI_Datatype type;
   size_t elem;
   int ext[3];
@@ -324,14 +326,15 @@ typedef struct {
 } FbHalo;
 
 int fb_halo_init(FbHalo *h, const FbDecomp *d, int width, MPI_Datatype type, int nfields);
-/* The same for fields allocated with pad >= width halo layers per side
- * (ext = n + 2 pad), of which the innermost width are exchanged. */
-int fb_halo_init_padded(FbHalo *h, const FbDecomp *d, int width, int pad, MPI_Datatype type,
-                        int nfields);
-/* The same, with faces spanning only the owned layers along each dimension
- * whose bit is set in interior_mask (halo layers there are not exchanged:
- * e.g. the vertical boundary layers of column-decomposed models). */
-int fb_halo_init_ex(FbHalo *h, const FbDecomp *d, int width, int pad, int interior_mask,
+/* The same for fields allocated with pad[a] halo layers per side along
+ * dimension a (ext = n + 2 pad), of which the innermost width are
+ * exchanged: pad[a] >= width, or any pad (0 included) along a dimension
+ * with no neighbour (one rank, no period), where nothing is exchanged.
+ * Faces span only the owned layers along each dimension whose bit is set
+ * in interior_mask (halo layers there are not exchanged: e.g. the vertical
+ * boundary layers of column-decomposed models). Returns 0, FB_EXIT_USAGE
+ * for a pad too thin, FB_EXIT_RUNTIME out of memory. */
+int fb_halo_init_ex(FbHalo *h, const FbDecomp *d, int width, const int pad[3], int interior_mask,
                     MPI_Datatype type, int nfields);
 void fb_halo_free(FbHalo *h);
 /* Exchange nfields fields (as given at init); timed and counted under phase. */

@@ -9,28 +9,30 @@
 enum { TAG_UP = 7100, TAG_DOWN = 7200 };
 
 int fb_halo_init(FbHalo *h, const FbDecomp *d, int width, MPI_Datatype type, int nfields) {
-  return fb_halo_init_padded(h, d, width, width, type, nfields);
-}
-
-int fb_halo_init_padded(FbHalo *h, const FbDecomp *d, int width, int pad, MPI_Datatype type,
-                        int nfields) {
+  const int pad[3] = {width, width, width};
   return fb_halo_init_ex(h, d, width, pad, 0, type, nfields);
 }
 
-int fb_halo_init_ex(FbHalo *h, const FbDecomp *d, int width, int pad, int interior_mask,
+/* Nothing crosses a dimension of one rank with no period: no halo needed. */
+static int no_neighbour(const FbDecomp *d, int a) {
+  return d->nbr_lo[a] == MPI_PROC_NULL && d->nbr_hi[a] == MPI_PROC_NULL;
+}
+
+int fb_halo_init_ex(FbHalo *h, const FbDecomp *d, int width, const int pad[3], int interior_mask,
                     MPI_Datatype type, int nfields) {
   memset(h, 0, sizeof *h);
-  if (pad < width) return FB_EXIT_USAGE;
+  for (int a = 0; a < 3; a++)
+    if (pad[a] < 0 || (pad[a] < width && !no_neighbour(d, a))) return FB_EXIT_USAGE;
   h->interior_mask = interior_mask;
   h->d = d;
   h->width = width;
-  h->pad = pad;
+  for (int a = 0; a < 3; a++) h->pad[a] = pad[a];
   h->nfields = nfields;
   h->type = type;
   int elem;
   MPI_Type_size(type, &elem);
   h->elem = (size_t)elem;
-  for (int a = 0; a < 3; a++) h->ext[a] = d->n[a] + 2 * pad;
+  for (int a = 0; a < 3; a++) h->ext[a] = d->n[a] + 2 * pad[a];
   for (int a = 0; a < 3; a++) {
     int b1 = (a + 1) % 3, b2 = (a + 2) % 3;
     size_t lb = (interior_mask >> b1 & 1) ? (size_t)d->n[b1] : (size_t)h->ext[b1];
@@ -75,8 +77,8 @@ static void copy_slab(const FbHalo *h, char *field, char *buf, int axis, int fir
   int lo[3] = {0, 0, 0}, hi[3] = {e[0], e[1], e[2]};
   for (int b = 0; b < 3; b++)
     if (h->interior_mask >> b & 1) { /* only the owned layers along b */
-      lo[b] = h->pad;
-      hi[b] = h->pad + h->d->n[b];
+      lo[b] = h->pad[b];
+      hi[b] = h->pad[b] + h->d->n[b];
     }
   lo[axis] = first;
   hi[axis] = first + h->width;
@@ -120,13 +122,13 @@ static char *arrived(const FbHalo *h, int a, int side, int self) {
 
 void fb_halo_exchange(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
   const FbDecomp *d = h->d;
-  int w = h->width, pad = h->pad;
+  const int w = h->width;
   int rank;
   MPI_Comm_rank(d->cart, &rank);
   fb_timer_start(t, phase);
   size_t face_bytes = h->face_count[0] * h->elem; /* set per axis below */
   for (int a = 0; a < 3; a++) {
-    int n = d->n[a];
+    const int n = d->n[a], pad = h->pad[a];
     face_bytes = h->face_count[a] * h->elem;
     const int self = own_neighbour(d, a, rank);
     if (!self) MPI_Startall(2, &h->req[a][0]);
@@ -170,10 +172,10 @@ void fb_halo_begin(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
     if (!self) MPI_Startall(2, &h->req[a][0]);
     for (int f = 0; f < h->nfields; f++) {
       if (d->nbr_lo[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], (char *)h->sendbuf[a][0] + f * face_bytes, a, h->pad, 1);
+        copy_slab(h, fields[f], (char *)h->sendbuf[a][0] + f * face_bytes, a, h->pad[a], 1);
       if (d->nbr_hi[a] != MPI_PROC_NULL)
         copy_slab(h, fields[f], (char *)h->sendbuf[a][1] + f * face_bytes, a,
-                  h->pad + d->n[a] - h->width, 1);
+                  h->pad[a] + d->n[a] - h->width, 1);
     }
     if (!self) MPI_Startall(2, &h->req[a][2]);
   }
@@ -191,9 +193,10 @@ void fb_halo_end(FbHalo *h, void *const *fields, FbTimers *t, int phase) {
     if (!self) MPI_Waitall(4, h->req[a], MPI_STATUSES_IGNORE);
     for (int f = 0; f < h->nfields; f++) {
       if (d->nbr_lo[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], arrived(h, a, 0, self) + f * face_bytes, a, h->pad - h->width, 0);
+        copy_slab(h, fields[f], arrived(h, a, 0, self) + f * face_bytes, a, h->pad[a] - h->width,
+                  0);
       if (d->nbr_hi[a] != MPI_PROC_NULL)
-        copy_slab(h, fields[f], arrived(h, a, 1, self) + f * face_bytes, a, h->pad + d->n[a], 0);
+        copy_slab(h, fields[f], arrived(h, a, 1, self) + f * face_bytes, a, h->pad[a] + d->n[a], 0);
     }
     for (int s = 0; s < 2; s++) {
       int nbr = s ? d->nbr_hi[a] : d->nbr_lo[a];

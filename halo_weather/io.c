@@ -441,7 +441,7 @@ static void history_open(FbContext *ctx, Weather *w, IoStatus *st) {
 
 /* Cell-centre diagnostics of the history into buf (k, j, i order). */
 static void history_field(const Weather *w, int v, float *buf) {
-  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const ptrdiff_t sj = wx_ystride(w), si = (ptrdiff_t)w->ext[1] * w->ext[2];
   const double gamma = WX_GAMMA, c0 = wx_c0();
   const int H = WX_HALO;
   size_t o = 0;

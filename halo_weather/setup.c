@@ -119,7 +119,9 @@ void wx_setup(FbContext *ctx, Weather *w) {
   w->nx = w->decomp.n[0];
   w->ny = w->decomp.n[1];
   w->nz = w->decomp.n[2];
-  for (int a = 0; a < 3; a++) w->ext[a] = w->decomp.n[a] + 2 * WX_HALO;
+  /* one row has no y halo (nothing crosses y): it allocates that row alone */
+  const int pads[3] = {WX_HALO, wx_yhalo(w), WX_HALO};
+  for (int a = 0; a < 3; a++) w->ext[a] = w->decomp.n[a] + 2 * pads[a];
   w->ncell = (size_t)w->ext[0] * w->ext[1] * w->ext[2];
   fb_check_memory(ctx, (4 * NFIELDS + 4) * w->ncell * sizeof(double), "the weather fields");
   int bad = 0;
@@ -155,10 +157,10 @@ void wx_setup(FbContext *ctx, Weather *w) {
    * row the owned row only: nothing reads the y halo) */
   const int columns = 1 << 2 | (w->flat ? 1 << 1 : 0);
   int halo_bad =
-      fb_halo_init_ex(&w->halo3, &w->decomp, WX_HALO, WX_HALO, columns, MPI_DOUBLE, NFIELDS) ||
-      fb_halo_init_ex(&w->halo1_uv, &w->decomp, 1, WX_HALO, columns, MPI_DOUBLE, 2) ||
+      fb_halo_init_ex(&w->halo3, &w->decomp, WX_HALO, pads, columns, MPI_DOUBLE, NFIELDS) ||
+      fb_halo_init_ex(&w->halo1_uv, &w->decomp, 1, pads, columns, MPI_DOUBLE, 2) ||
       (!strcmp(w->halo_mode, "per_field") &&
-       fb_halo_init_ex(&w->halo_single, &w->decomp, WX_HALO, WX_HALO, columns, MPI_DOUBLE, 1));
+       fb_halo_init_ex(&w->halo_single, &w->decomp, WX_HALO, pads, columns, MPI_DOUBLE, 1));
   fb_agree(ctx, halo_bad ? FB_EXIT_RUNTIME : 0,
            "out of memory for the halo buffers"); /* every rank calls it */
   base_state(w);

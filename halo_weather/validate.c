@@ -36,7 +36,7 @@
 
 void wx_diagnostics(FbContext *ctx, Weather *w, double *mass, double tracer[2], double *energy) {
   const double gamma = WX_GAMMA, c0 = wx_c0(), cv = WX_CP - WX_RD;
-  const ptrdiff_t sj = w->ext[2], si = (ptrdiff_t)w->ext[1] * w->ext[2];
+  const ptrdiff_t sj = wx_ystride(w), si = (ptrdiff_t)w->ext[1] * w->ext[2];
   const double vol = w->dx * w->dy * w->dz;
   FbReproSum sums[4];
   for (int s = 0; s < 4; s++) fb_rsum_init(&sums[s]);

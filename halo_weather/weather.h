@@ -89,7 +89,7 @@ typedef struct {
   FbHalo halo_single;     /* width 3, one field (halo_mode = per_field) */
   WxHistory hist;
   int nx, ny, nz; /* local cells */
-  int ext[3];     /* nx + 6, ... */
+  int ext[3];     /* nx + 6, ny + 6 (ny on one row), nz + 6 */
   size_t ncell;   /* ext product */
   /* state at the start of the step, the RK stage state, tendencies */
   double *s[NFIELDS], *s0[NFIELDS], *tend[NFIELDS];
@@ -123,8 +123,12 @@ void wx_setup(FbContext *ctx, Weather *w);
 void wx_initial_state(Weather *w);
 void wx_free(Weather *w);
 double wx_exact_tracer(const Weather *w, int which, double x, double y, double z, double t);
+/* The y halo layers: none on one row (a 2-D case, flat), where nothing
+ * crosses y; the fields then hold that one row only. */
+static inline int wx_yhalo(const Weather *w) { return w->flat ? 0 : WX_HALO; }
 static inline size_t wx_idx(const Weather *w, int i, int j, int k) {
-  return ((size_t)(i + WX_HALO) * (size_t)w->ext[1] + (size_t)(j + WX_HALO)) * (size_t)w->ext[2] +
+  return ((size_t)(i + WX_HALO) * (size_t)w->ext[1] + (size_t)(j + wx_yhalo(w))) *
+             (size_t)w->ext[2] +
          (size_t)(k + WX_HALO);
 }
 /* The stride between a cell and its y neighbour in the stencils. A 2-D
@@ -134,8 +138,6 @@ static inline size_t wx_idx(const Weather *w, int i, int j, int k) {
  * rows (the same bits; tests/e2e/halo_weather.sh compares them), and V,
  * whose tendencies are then all zero, is left at zero untouched. */
 static inline ptrdiff_t wx_ystride(const Weather *w) { return w->flat ? 0 : w->ext[2]; }
-/* The y halo layers the diagnostics fill: none on one row. */
-static inline int wx_yhalo(const Weather *w) { return w->flat ? 0 : WX_HALO; }
 /* Exner function of the base state at level k (centres). */
 static inline double wx_exner0(const Weather *w, int k) {
   return pow(w->p0c[k + WX_HALO] / WX_P00, WX_RD / WX_CP);

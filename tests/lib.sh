@@ -92,6 +92,17 @@ mpi() {
   timeout -k 5 "${LIMIT:-300}" "$MPIRUN" -np "$np" "$@" >"$OUT_FILE" 2>&1 </dev/null
 }
 
+# peak_mb NP PROGRAM ARGS... : the largest resident memory of one rank of
+# the run in MB, as the kernel counts it for the waited-for processes
+# (ru_maxrss), or "failed" when the run did not exit 0
+peak_mb() {
+  np=$1; shift
+  python3 -c 'import resource, subprocess, sys
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024 if rc == 0 else "failed")' \
+    timeout -k 5 "${LIMIT:-300}" "$MPIRUN" -np "$np" "$@"
+}
+
 # json FILE EXPR : evaluate a Python expression over `r`, the JSON file or
 # the last record of a JSON Lines file (`lines`: its lines)
 json() {

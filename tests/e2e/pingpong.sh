@@ -93,14 +93,8 @@ done
 
 # Memory: a latency run holds its largest message, not the bandwidth
 # windows (2 x 64 MiB a rank at 4 MiB messages). The ranks' peak resident
-# memory, as the kernel counts it for the waited-for processes (ru_maxrss).
-peak_mb() {
-  python3 -c 'import resource, subprocess, sys
-rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024 if rc == 0 else "failed")' \
-    timeout -k 5 120 "$MPIRUN" -np 2 $PP "$@" --quiet
-}
-lat_mb=$(peak_mb --test latency -m 4M:4M -i 5)
-bw_mb=$(peak_mb --test bw -m 4M:4M -i 5)
+# memory (peak_mb, tests/lib.sh).
+lat_mb=$(LIMIT=120 peak_mb 2 $PP --test latency -m 4M:4M -i 5 --quiet)
+bw_mb=$(LIMIT=120 peak_mb 2 $PP --test bw -m 4M:4M -i 5 --quiet)
 check "pingpong's peak memory a rank: latency at 4 MiB $lat_mb MB, at least 100 MB under bw's $bw_mb MB" \
   sh -c "[ '$lat_mb' != failed ] && [ '$bw_mb' != failed ] && [ \$(($bw_mb - $lat_mb)) -ge 100 ]" 2>/dev/null

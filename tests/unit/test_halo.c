@@ -1,6 +1,8 @@
 /* test_halo.c: after an exchange every ghost cell (faces, edges, corners)
  * holds its owner's value, for widths 1-3, float and double, periodic and
- * walled dimensions, non-divisible sizes, and several fields at once. */
+ * walled dimensions, non-divisible sizes, and several fields at once; a
+ * dimension with no neighbour allocated without a halo; pads too thin
+ * refused. */
 #include "fabricbench.h"
 #include "testlib.h"
 
@@ -13,17 +15,23 @@ static double value_at(int f, int gi, int gj, int gk) {
   return (double)(f * 1000000 + gi * 10000 + gj * 100 + gk);
 }
 
-static void check_exchange(const int n[3], const int periods[3], int width, int pad, int mask,
-                           MPI_Datatype type, int nfields) {
+static void check_exchange_on(const int n[3], const int dims[3], const int periods[3], int width,
+                              const int pad[3], int mask, MPI_Datatype type, int nfields) {
   FbDecomp d;
   char err[256];
-  const int dims[3] = {0, 0, 0};
   if (fb_decomp_init(&d, MPI_COMM_WORLD, n, dims, periods, width, err, sizeof err)) {
     EXPECT(0, "decomp: %s", err);
     return;
   }
   FbHalo h;
-  EXPECT(fb_halo_init_ex(&h, &d, width, pad, mask, type, nfields) == 0, "halo init");
+  if (fb_halo_init_ex(&h, &d, width, pad, mask, type, nfields) != 0) {
+    EXPECT(0, "halo init, pads %d %d %d", pad[0], pad[1], pad[2]);
+    fb_decomp_free(&d);
+    return;
+  }
+  for (int a = 0; a < 3; a++)
+    EXPECT(h.ext[a] == d.n[a] + 2 * pad[a], "extent %d along %d: n %d + 2 x pad %d", h.ext[a], a,
+           d.n[a], pad[a]);
   int is_float = type == MPI_FLOAT;
   size_t count = (size_t)h.ext[0] * h.ext[1] * h.ext[2];
   void *fields[4];
@@ -32,10 +40,11 @@ static void check_exchange(const int n[3], const int periods[3], int width, int 
     for (int i = 0; i < h.ext[0]; i++)
       for (int j = 0; j < h.ext[1]; j++)
         for (int k = 0; k < h.ext[2]; k++) {
-          int inside = i >= pad && i < pad + d.n[0] && j >= pad && j < pad + d.n[1] && k >= pad &&
-                       k < pad + d.n[2];
-          double v = inside ? value_at(f, d.lo[0] + i - pad, d.lo[1] + j - pad, d.lo[2] + k - pad)
-                            : SENTINEL;
+          int inside = i >= pad[0] && i < pad[0] + d.n[0] && j >= pad[1] && j < pad[1] + d.n[1] &&
+                       k >= pad[2] && k < pad[2] + d.n[2];
+          double v =
+              inside ? value_at(f, d.lo[0] + i - pad[0], d.lo[1] + j - pad[1], d.lo[2] + k - pad[2])
+                     : SENTINEL;
           size_t x = fb_idx3(h.ext, i, j, k);
           if (is_float)
             ((float *)fields[f])[x] = (float)v;
@@ -53,12 +62,12 @@ static void check_exchange(const int n[3], const int periods[3], int width, int 
       for (int j = 0; j < h.ext[1]; j++)
         for (int k = 0; k < h.ext[2]; k++) {
           int l[3] = {i, j, k};
-          int g[3] = {d.lo[0] + i - pad, d.lo[1] + j - pad, d.lo[2] + k - pad};
+          int g[3] = {d.lo[0] + i - pad[0], d.lo[1] + j - pad[1], d.lo[2] + k - pad[2]};
           int outside = 0;
           for (int a = 0; a < 3; a++) {
-            if (l[a] < pad - width || l[a] >= pad + d.n[a] + width)
+            if (l[a] < pad[a] - width || l[a] >= pad[a] + d.n[a] + width)
               outside = 1; /* beyond the width */
-            if ((mask >> a & 1) && (l[a] < pad || l[a] >= pad + d.n[a]))
+            if ((mask >> a & 1) && (l[a] < pad[a] || l[a] >= pad[a] + d.n[a]))
               outside = 1; /* not exchanged */
             if (g[a] >= 0 && g[a] < n[a]) continue;
             if (periods[a])
@@ -71,11 +80,40 @@ static void check_exchange(const int n[3], const int periods[3], int width, int 
           double got = is_float ? ((float *)fields[f])[x] : ((double *)fields[f])[x];
           if (got != expect) wrong++;
         }
-  EXPECT(wrong == 0, "n %dx%dx%d width %d pad %d %s fields %d periods %d%d%d: %d wrong cells", n[0],
-         n[1], n[2], width, pad, is_float ? "float" : "double", nfields, periods[0], periods[1],
-         periods[2], wrong);
+  EXPECT(wrong == 0,
+         "n %dx%dx%d width %d pads %d %d %d %s fields %d periods %d%d%d: %d wrong cells", n[0],
+         n[1], n[2], width, pad[0], pad[1], pad[2], is_float ? "float" : "double", nfields,
+         periods[0], periods[1], periods[2], wrong);
   EXPECT(t.calls[0] == 1, "halo phase timed once");
   for (int f = 0; f < nfields; f++) free(fields[f]);
+  fb_halo_free(&h);
+  fb_decomp_free(&d);
+}
+
+static void check_exchange(const int n[3], const int periods[3], int width, int pad, int mask,
+                           MPI_Datatype type, int nfields) {
+  const int dims[3] = {0, 0, 0}, pads[3] = {pad, pad, pad};
+  check_exchange_on(n, dims, periods, width, pads, mask, type, nfields);
+}
+
+/* A pad thinner than the width is refused along a dimension with a
+ * neighbour (here the periodic y, one rank or several), accepted where
+ * there is none. */
+static void check_thin_pads(int width, int size) {
+  const int n[3] = {3 * size + 1, 3 * size, 9}, dims[3] = {0, 0, 1}, periods[3] = {1, 1, 0};
+  FbDecomp d;
+  char err[256];
+  if (fb_decomp_init(&d, MPI_COMM_WORLD, n, dims, periods, width, err, sizeof err)) {
+    EXPECT(0, "decomp: %s", err);
+    return;
+  }
+  const int thin_y[3] = {width, width - 1, width}, thin_z[3] = {width, width, 0};
+  FbHalo h;
+  EXPECT(fb_halo_init_ex(&h, &d, width, thin_y, 0, MPI_DOUBLE, 1) == FB_EXIT_USAGE,
+         "pad %d under width %d along a periodic dimension refused", width - 1, width);
+  fb_halo_free(&h);
+  EXPECT(fb_halo_init_ex(&h, &d, width, thin_z, 0, MPI_DOUBLE, 1) == 0,
+         "no pad along a dimension of one rank and no period accepted");
   fb_halo_free(&h);
   fb_decomp_free(&d);
 }
@@ -95,5 +133,14 @@ int main(int argc, char **argv) {
       check_exchange(shapes[s], xy, w, 3, 0, MPI_DOUBLE, 2); /* width-1 exchange of halo-3 fields */
       check_exchange(shapes[s], xy, w, 3, 4, MPI_DOUBLE, 2); /* columns: z layers not exchanged */
     }
+  /* an x-z model on one row: y of one rank, no period, no halo; faces
+   * carry the owned row and levels (halo_weather's 2-D cases) */
+  const int row[3] = {3 * size + 2, 1, 9}, row_dims[3] = {size, 1, 1}, x_only[3] = {1, 0, 0};
+  for (int w = 1; w <= 3; w++) {
+    const int pads[3] = {3, 0, 3};
+    check_exchange_on(row, row_dims, x_only, w, pads, 1 << 1 | 1 << 2, MPI_DOUBLE, 2);
+    check_exchange_on(row, row_dims, x_only, w, pads, 0, MPI_FLOAT, 1);
+    check_thin_pads(w, size);
+  }
   return tl_finish("halo");
 }
