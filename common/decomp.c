@@ -26,10 +26,16 @@ static double grid_cost(const int n[3], const int p[3]) {
   return cost;
 }
 
+/* Whether p ranks along a dimension of n points give every rank min_local
+ * of them, or need not: one rank and no period is no neighbour, no halo. */
+static int thick_enough(int n, int p, int periodic, int min_local) {
+  return n / p >= min_local || (p == 1 && !periodic);
+}
+
 /* Picks the grid of `size` ranks with the least halo surface, honouring fixed
  * (non-zero) entries of dims and giving every rank at least min_local points
- * along each dimension; returns 0 if none does. */
-static int choose_grid(int size, const int n[3], int min_local, int dims[3]) {
+ * along each dimension that has a neighbour; returns 0 if none does. */
+static int choose_grid(int size, const int n[3], const int periods[3], int min_local, int dims[3]) {
   int best[3] = {0, 0, 0};
   double best_cost = DBL_MAX;
   for (int p0 = 1; p0 <= size; p0++) {
@@ -39,7 +45,9 @@ static int choose_grid(int size, const int n[3], int min_local, int dims[3]) {
       int p2 = size / p0 / p1;
       if (dims[2] && dims[2] != p2) continue;
       int p[3] = {p0, p1, p2};
-      if (n[0] / p0 < min_local || n[1] / p1 < min_local || n[2] / p2 < min_local) continue;
+      int fits = 1;
+      for (int a = 0; a < 3; a++) fits &= thick_enough(n[a], p[a], periods[a], min_local);
+      if (!fits) continue;
       double c = grid_cost(n, p);
       if (c < best_cost) {
         best_cost = c;
@@ -70,7 +78,7 @@ int fb_decomp_init(FbDecomp *d, MPI_Comm comm, const int nglobal[3], const int d
                d->dims[1], d->dims[2], prod, size);
       return FB_EXIT_USAGE;
     }
-  } else if (!choose_grid(size, nglobal, min_local, d->dims)) {
+  } else if (!choose_grid(size, nglobal, periods, min_local, d->dims)) {
     snprintf(err, err_len,
              "no process grid of %d ranks gives every rank at least %d points of %dx%dx%d", size,
              min_local, nglobal[0], nglobal[1], nglobal[2]);
@@ -78,8 +86,7 @@ int fb_decomp_init(FbDecomp *d, MPI_Comm comm, const int nglobal[3], const int d
   }
   for (int a = 0; a < 3; a++) {
     int smallest = nglobal[a] / d->dims[a];
-    if (d->dims[a] == 1 && !d->periods[a]) continue; /* no neighbour there: no halo to fill */
-    if (smallest < min_local) {
+    if (!thick_enough(nglobal[a], d->dims[a], d->periods[a], min_local)) {
       snprintf(err, err_len,
                "process grid %dx%dx%d leaves a rank with %d points along %c "
                "(%d points over %d ranks; at least %d needed)",

@@ -296,7 +296,8 @@ typedef struct {
 /* Balanced block extent of part `part` of `parts` over n points: the first
  * n % parts parts get one more. */
 void fb_block_extent(int n, int parts, int part, int *lo, int *count);
-/* dims_in: 0 entries are chosen (MPI_Dims_create), or a full user grid.
+/* dims_in: 0 entries are chosen (the grid of least halo surface that gives
+ * every rank min_local points), the others kept.
  * min_local: fewest points any rank may own along a dimension (>= halo width;
  * a dimension of one rank and no period, with no neighbour, is exempt).
  * Returns 0, or 2 with a message naming the problem. Collective over comm. */

@@ -97,6 +97,19 @@ static void test_no_neighbour(int size) {
   EXPECT(fb_decomp_init(&d, MPI_COMM_WORLD, row, along_i, periodic_y, 3, err, sizeof err) == 2,
          "one periodic row accepted under a halo of 3");
   EXPECT(strstr(err, "along j") != NULL, "message: %s", err);
+  /* the grid chosen for the caller follows the same rule: the only grid
+   * that gives every rank 3 points along i and k, size x 1 x 1 */
+  int chosen[3] = {0, 0, 0};
+  EXPECT(fb_decomp_init(&d, MPI_COMM_WORLD, row, chosen, open_y, 3, err, sizeof err) == 0,
+         "no grid chosen for one row without a period: %s", err);
+  EXPECT(d.dims[0] == size && d.dims[1] == 1 && d.dims[2] == 1, "one row: grid %dx%dx%d chosen",
+         d.dims[0], d.dims[1], d.dims[2]);
+  fb_decomp_free(&d);
+  int chosen_periodic[3] = {0, 0, 0};
+  EXPECT(fb_decomp_init(&d, MPI_COMM_WORLD, row, chosen_periodic, periodic_y, 3, err, sizeof err) ==
+             2,
+         "a grid chosen for one periodic row under a halo of 3");
+  EXPECT(strstr(err, "no process grid") != NULL, "message: %s", err);
 }
 
 int main(int argc, char **argv) {
