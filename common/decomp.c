@@ -80,8 +80,8 @@ int fb_decomp_init(FbDecomp *d, MPI_Comm comm, const int nglobal[3], const int d
     }
   } else if (!choose_grid(size, nglobal, periods, min_local, d->dims)) {
     snprintf(err, err_len,
-             "no process grid of %d ranks gives every rank at least %d points of %dx%dx%d", size,
-             min_local, nglobal[0], nglobal[1], nglobal[2]);
+             "no process grid of %d ranks gives every rank at least %d point%s of %dx%dx%d", size,
+             min_local, min_local == 1 ? "" : "s", nglobal[0], nglobal[1], nglobal[2]);
     return FB_EXIT_USAGE;
   }
   for (int a = 0; a < 3; a++) {

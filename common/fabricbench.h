@@ -195,7 +195,8 @@ void *fb_alloc(size_t bytes);
 /* Bytes of memory available on this node (MemAvailable), 0 if unknown. */
 size_t fb_mem_available(void);
 /* Collective memory check: the sum of need_bytes over the ranks of each node
- * must fit in that node's available memory, else exit 3 naming the numbers. */
+ * must fit in that node's available memory, else exit 3 naming the numbers
+ * ("WHAT need N GiB on this node...": what is plural, "the fields"). */
 void fb_check_memory(FbContext *ctx, size_t need_bytes, const char *what);
 
 /* ------------------------------------------------------------------- files */

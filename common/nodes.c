@@ -86,7 +86,7 @@ void fb_check_memory(FbContext *ctx, size_t need_bytes, const char *what) {
     double avail = (double)fb_mem_available();
     if (avail > 0.0 && node_need > avail) {
       code = FB_EXIT_RUNTIME;
-      snprintf(msg, sizeof msg, "%s needs %.2f GiB on this node but only %.2f GiB is available",
+      snprintf(msg, sizeof msg, "%s need %.2f GiB on this node but only %.2f GiB is available",
                what, node_need / 1073741824.0, avail / 1073741824.0);
     }
   }
