@@ -192,6 +192,11 @@ void fb_abort(FbContext *ctx, int code, const char *fmt, ...)
  * transparent huge pages (context.c says why). */
 #define FB_HUGE_PAGE (2u << 20)
 void *fb_alloc(size_t bytes);
+/* fb_alloc with the pages chosen: huge 1 as fb_alloc; huge 0 refuses
+ * transparent huge pages for the whole allocation (MADV_NOHUGEPAGE), so its
+ * pages are the base 4 KiB ones even where THP is "always": the pages that
+ * OSU's, hpcc's and stream.c's arrays get where THP is "madvise". */
+void *fb_alloc_pages(size_t bytes, int huge);
 /* Bytes of memory available on this node (MemAvailable), 0 if unknown. */
 size_t fb_mem_available(void);
 /* Collective memory check: the sum of need_bytes over the ranks of each node
@@ -427,6 +432,14 @@ int fb_result_check_abs(FbResult *r, const char *name, const char *label, double
 /* Adds a named boolean check (value 1 = pass). */
 int fb_result_check_true(FbResult *r, const char *name, const char *label, int ok);
 int fb_result_passed(const FbResult *r);
+/* Collective: what share of the n arrays (ptrs[i], bytes[i]) sits on
+ * transparent huge pages now (/proc/self/smaps), the least over ranks, as
+ * the record's params pages ("huge asked" or "4 KiB asked"),
+ * huge_page_share (0 to 1; -1 where a rank cannot tell) and thp (the
+ * kernel's mode, /sys/kernel/mm/transparent_hugepage/enabled). Call it after
+ * the arrays are first touched. */
+void fb_record_pages(FbContext *ctx, FbResult *r, int huge, int n, void *const *ptrs,
+                     const size_t *bytes);
 
 /* Collective: prints the human summary (rank 0, unless --quiet), appends the
  * JSON record to --json FILE atomically, returns the exit status (0 or 1). */

@@ -3,6 +3,7 @@
  * available, last-level cache). */
 #include "fabricbench.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,62 @@ void fb_check_memory(FbContext *ctx, size_t need_bytes, const char *what) {
     }
   }
   fb_agree(ctx, code, msg);
+}
+
+/* Bytes of [p, p + bytes) on transparent huge pages: each mapping of
+ * /proc/self/smaps that overlaps the range gives its AnonHugePages, at most
+ * the overlap (a mapping can hold other allocations too); -1 if unreadable. */
+static long long huge_page_bytes(const void *p, size_t bytes) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (!f) return -1;
+  const unsigned long lo = (unsigned long)(uintptr_t)p, hi = lo + bytes;
+  unsigned long start = 0, end = 0;
+  long long total = 0;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    unsigned long a, b;
+    unsigned long long kib;
+    if (sscanf(line, "%lx-%lx ", &a, &b) == 2) {
+      start = a;
+      end = b;
+    } else if (sscanf(line, "AnonHugePages: %llu kB", &kib) == 1 && end > lo && start < hi) {
+      unsigned long overlap = (end < hi ? end : hi) - (start > lo ? start : lo);
+      total += (long long)(kib * 1024 < overlap ? kib * 1024 : overlap);
+    }
+  }
+  fclose(f);
+  return total;
+}
+
+/* The kernel's transparent huge page mode: the bracketed word of
+ * /sys/kernel/mm/transparent_hugepage/enabled ("always [madvise] never"). */
+static void thp_mode(char *buf, size_t len) {
+  snprintf(buf, len, "unknown");
+  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  if (!f) return;
+  char line[128] = "", word[32];
+  if (fgets(line, sizeof line, f)) {
+    const char *open = strchr(line, '[');
+    if (open && sscanf(open, "[%31[^]]", word) == 1) snprintf(buf, len, "%s", word);
+  }
+  fclose(f);
+}
+
+void fb_record_pages(FbContext *ctx, FbResult *r, int huge, int n, void *const *ptrs,
+                     const size_t *bytes) {
+  long long on = 0, all = 0;
+  for (int i = 0; i < n && on >= 0; i++) {
+    long long h = huge_page_bytes(ptrs[i], bytes[i]);
+    on = h < 0 ? -1 : on + h;
+    all += (long long)bytes[i];
+  }
+  double share = on < 0 ? -1.0 : all > 0 ? (double)on / (double)all : 0.0, least;
+  MPI_Allreduce(&share, &least, 1, MPI_DOUBLE, MPI_MIN, ctx->comm);
+  char mode[32];
+  thp_mode(mode, sizeof mode);
+  fb_result_param_str(r, "pages", huge ? "huge asked" : "4 KiB asked");
+  fb_result_param_double(r, "huge_page_share", least);
+  fb_result_param_str(r, "thp", mode);
 }
 
 size_t fb_last_level_cache(void) {

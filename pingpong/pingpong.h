@@ -31,7 +31,7 @@ typedef struct {
   /* options */
   const char *test_name, *range, *pairs_mode;
   long long warmup, iterations, window, loop;
-  int validate, handshake;
+  int validate, handshake, no_huge_pages;
   int run[T_COUNT];
   long long sizes[PP_MAX_SIZES];
   int n_sizes;

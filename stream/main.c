@@ -10,7 +10,7 @@ int main(int argc, char **argv) {
 
   fb_init(&ctx, &argc, &argv, "stream");
   fb_timers_init(&ctx.timers, phase_names, PH_COUNT);
-  stream_parse(&ctx, &s, argc, argv); /* -n, -r, --nt */
+  stream_parse(&ctx, &s, argc, argv); /* -n, -r, --nt, --no-sync, --no-huge-pages */
   stream_setup(&ctx, &s);             /* arrays, first touch */
   stream_check_granularity(&ctx, &s); /* also the untimed warm-up */
 
@@ -23,8 +23,7 @@ int main(int argc, char **argv) {
   }
   if (fb_test_hook("stream_corrupt") && ctx.rank == 0) s.a[s.n / 2] *= 1.5; /* any size */
   stream_validate(&ctx, &s, &result);
-  fb_result_param_int(&result, "elements_per_rank", s.n);
-  fb_result_param_str(&result, "bytes_convention", "stream.c: Copy/Scale 2 arrays, Add/Triad 3");
+  stream_describe(&ctx, &s, &result); /* length, byte convention, the arrays' pages */
   int status = fb_report(&ctx, &result);
 
   stream_free(&s);

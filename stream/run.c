@@ -24,6 +24,11 @@ void stream_parse(FbContext *ctx, Stream *s, int argc, char **argv) {
                  "                               aggregate is the sum of per-rank best rates (the\n"
                  "                               StarSTREAM of HPCC 1.4; 1.5 synchronises as the\n"
                  "                               default does)");
+  fb_option_flag(
+      ctx, "no-huge-pages", 0, &s->no_huge_pages,
+      "arrays on 4 KiB pages, never transparent huge ones (the default marks\n"
+      "                               them for them; stream.c's static arrays get 4 KiB\n"
+      "                               pages where THP is madvise, Debian's default)");
   fb_parse_options(ctx, argc, argv,
                    "STREAM (McCalpin): Copy, Scale, Add and Triad on double arrays, every\n"
                    "rank at once and synchronised per kernel (as HPCC 1.5's StarSTREAM), so\n"
@@ -47,7 +52,7 @@ void stream_setup(FbContext *ctx, Stream *s) {
   size_t bytes = (size_t)s->n * sizeof(double);
   int bad = 0;
   for (int i = 0; i < 3; i++) {
-    s->base[i] = fb_alloc(bytes + 4096 + (size_t)i * STREAM_STAGGER_BYTES);
+    s->base[i] = fb_alloc_pages(bytes + 4096 + (size_t)i * STREAM_STAGGER_BYTES, !s->no_huge_pages);
     bad |= !s->base[i];
   }
   for (int k = 0; k < K_COUNT; k++) {
@@ -68,6 +73,15 @@ void stream_setup(FbContext *ctx, Stream *s) {
            s->nt ? ", non-temporal stores" : "");
   fb_print(ctx, "Total memory required: %.1f MiB over all ranks\n",
            3.0 * (double)bytes * ctx->size / 1048576.0);
+}
+
+void stream_describe(FbContext *ctx, const Stream *s, FbResult *r) {
+  fb_result_param_int(r, "elements_per_rank", s->n);
+  fb_result_param_str(r, "bytes_convention", "stream.c: Copy/Scale 2 arrays, Add/Triad 3");
+  const size_t bytes = (size_t)s->n * sizeof(double);
+  void *const arrays[3] = {s->a, s->b, s->c};
+  const size_t sizes[3] = {bytes, bytes, bytes};
+  fb_record_pages(ctx, r, !s->no_huge_pages, 3, arrays, sizes);
 }
 
 void stream_free(Stream *s) {

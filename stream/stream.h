@@ -36,6 +36,7 @@ typedef struct {
   long long repeats;     /* -r: timed passes, the first not counted */
   int nt;                /* --nt: non-temporal stores */
   int no_sync;           /* --no-sync: ranks run their passes independently (HPCC 1.4) */
+  int no_huge_pages;     /* --no-huge-pages: the arrays on 4 KiB pages */
   long long passes_done; /* passes of all four kernels since the arrays were set */
   char results[512];     /* the record's results object */
   char *base[3];         /* the allocations holding a, b and c */
@@ -59,6 +60,9 @@ void stream_pass_done(Stream *s);
 void stream_measure(FbContext *ctx, Stream *s, FbLoop *all);
 void stream_report(FbContext *ctx, Stream *s, const FbLoop *all, FbResult *r);
 void stream_validate(FbContext *ctx, const Stream *s, FbResult *r);
+/* The record's description of the arrays: their length, stream.c's byte
+ * convention, the pages they are on (collective). */
+void stream_describe(FbContext *ctx, const Stream *s, FbResult *r);
 int stream_nt_available(void);
 
 #endif

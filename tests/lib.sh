@@ -119,6 +119,21 @@ print(v if not isinstance(v, bool) else ("true" if v else "false"))
 PY
 }
 
+# check_pages NAME REC REC_4K: the records of a run as it is and of one with
+# --no-huge-pages (fb_record_pages). The second refuses huge pages whatever
+# the kernel's mode; the first gets them wherever THP is madvise or always.
+check_pages() {
+  thp=$(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+  check "$1 --no-huge-pages: PASS, 4 KiB asked, none on huge pages (the kernel's THP: ${thp:-unknown})" \
+    [ "$(json "$3" 'r["validation"]["status"] == "PASS" and r["params"]["pages"] == "4 KiB asked" and r["params"]["huge_page_share"] == 0 and r["params"]["thp"] == "'"${thp:-unknown}"'"')" = true ]
+  case "$thp" in
+    always | madvise)
+      check "$1: PASS, huge pages asked, most of it on them (THP $thp; share $(json "$2" 'r["params"]["huge_page_share"]'))" \
+        [ "$(json "$2" 'r["validation"]["status"] == "PASS" and r["params"]["pages"] == "huge asked" and r["params"]["huge_page_share"] > 0.5')" = true ] ;;
+    *) skip "$1: huge pages" "the kernel's transparent huge pages are ${thp:-unknown}" ;;
+  esac
+}
+
 # expect_exit NAME CODE SECONDS NP ARGS... : exit code CODE within SECONDS,
 # one error line on stderr naming the problem (one per rank when
 # PER_RANK_ERRORS=1, e.g. the watchdog), and no record written.

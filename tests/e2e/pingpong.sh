@@ -73,6 +73,10 @@ mpi 2 $PP --test latency -m 16 -i 10 -x 1 --json "$REC.max"
 mpi 2 $PP --test latency -m 2M: -i 10 -x 1 --json "$REC"
 check "pingpong -m 16 measures 1 to 16 B, -m 2M: 2M to 8M (OSU's [MIN:]MAX)" \
   [ "$(json "$REC.max" '[p["size"] for p in r["results"]["latency"]] == [1, 2, 4, 8, 16]')$(json "$REC" '[p["size"] for p in r["results"]["latency"]] == [2097152, 4194304, 8388608]')" = truetrue ]
+# the buffers' pages (two of 8 MiB and 2 MiB more a rank), the messages checked
+rm -f "$REC.4k"
+mpi 2 $PP --test latency -m 2M: -i 10 -x 1 --validate --no-huge-pages --json "$REC.4k"
+check_pages "pingpong's buffers" "$REC" "$REC.4k"
 
 # -W as OSU's window size: 8 messages in flight up to 8 MiB per window,
 # fewer past it (each message has its own receive buffer); validated data

@@ -128,7 +128,7 @@ check "scaling --weak: the problem grows with the ranks (Gustafson)" \
 
 # Every tool and script answers --help with its usage, exit 0, and does nothing else.
 for tool in run/suite run/compare run/scaling run/predict run/report run/interleave run/quickstart \
-    run/bench-himeno run/bench-hpl run/bench-md run/bench-pingpong run/bench-predict run/bench-stream run/bench-weather \
+    run/bench-himeno run/bench-hpl run/bench-md run/bench-osu run/bench-pingpong run/bench-predict run/bench-stream run/bench-weather \
     run/fabric-emu run/install-deps run/weather-plot run/weather-cases validation/run; do
   start=$(date +%s)
   timeout 20 $tool --help >"$OUT_FILE" 2>&1; rc=$?
@@ -138,6 +138,36 @@ done
 HPCC_N=1k timeout 20 run/bench-pingpong >"$OUT_FILE" 2>&1; rc=$?
 check "bench-pingpong HPCC_N=1k: one line naming it, exit 2, before any run" \
   sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q 'HPCC_N' '$OUT_FILE'"
+PAGES=2m timeout 20 run/bench-pingpong >"$OUT_FILE" 2>&1; rc=$?
+check "bench-pingpong PAGES=2m: one line naming it, exit 2, before any run" \
+  sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q 'PAGES' '$OUT_FILE'"
+# bench-osu's plumbing, with a stand-in for the OSU Micro-Benchmarks (not
+# shipped): a configure that writes a Makefile building osu_latency, osu_bw
+# and osu_bibw from one MPI program, which prints 2.5 (us, MB/s) for sizes
+# 1 and 8 B; so ours must run those sizes, as it is and on 4 KiB pages,
+# and each row's ratio be ours over 2.5 (to the printed digits: ours to
+# 0.005, the ratio to 0.0005).
+fakeosu="$TMPDIR_T/fake-osu"
+mkdir -p "$fakeosu"
+printf '%s\n' '#include <mpi.h>' '#include <stdio.h>' \
+  'int main(void) { int r; MPI_Init(NULL, NULL); MPI_Comm_rank(MPI_COMM_WORLD, &r);' \
+  '  if (r == 0) printf("# OSU stand-in\n# Size  Value\n1 2.50\n8 2.50\n");' \
+  '  MPI_Finalize(); return 0; }' > "$fakeosu/fake.c"
+printf '%s\n' '#!/bin/sh' 'for a; do case $a in CC=*) cc=${a#CC=} ;; esac; done' \
+  'printf "all:\\n" > Makefile' \
+  'for t in latency bw bibw; do printf "\\t%s fake.c -o osu_%s\\n" "$cc" $t >> Makefile; done' > "$fakeosu/configure"
+chmod +x "$fakeosu/configure"
+OSU_SRC="$fakeosu" ROUNDS=1 TRANSPORTS=default SIZES="1 8" timeout 300 run/bench-osu >"$OUT_FILE" 2>&1; rc=$?
+check "bench-osu: per test and size OSU's 2.5, ours as it is and on 4 KiB pages, their ratios (exit $rc)" \
+  python3 -c "
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.split()[:1] in (['1'], ['8'])]
+ok = len(rows) == 6 and all(float(r[1]) == 2.5 and float(r[2]) > 0 and abs(float(r[3]) - float(r[2]) / 2.5) <= 0.0031 and float(r[4]) > 0 for r in rows)
+raise SystemExit(0 if ok and int(sys.argv[2]) == 0 else 1)" "$OUT_FILE" "$rc"
+OSU_SRC="$TMPDIR_T" timeout 20 run/bench-osu >"$OUT_FILE" 2>&1; rc=$?
+check "bench-osu with OSU_SRC not an OSU tree: one line naming it, exit 2" \
+  sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q 'OSU_SRC' '$OUT_FILE'"
+
 # bench-himeno's plumbing, with a stand-in for RIKEN's original (not shipped):
 # it prints 1000 MFLOPS built as bmt and 2000 built as bmt256, so the row
 # must compare ours with 2000 (the faster build; 1000 where the compiler
@@ -180,6 +210,17 @@ want="hpcc stream/stream@100000 stream/stream+no-sync@100000 stream/stream@10000
 round2=$(awk '$1 == 2 && NF >= 9 { gsub(/[(),]/, " "); print $3, $6, $7 }' "$OUT_FILE")
 check "bench-stream: ours at hpcc's length before and after it, the round's mean of the two ($round2), the same-method line (exit $rc; launches: $launches)" \
   sh -c "[ $rc -eq 0 ] && [ '$launches' = '$want' ] && grep -q 'same method, medians of 2 rounds: .* (fabricbench ahead in 2 of 2 rounds)' '$OUT_FILE' && python3 -c \"import sys; m, b, a = map(float, sys.argv[1:4]); raise SystemExit(0 if b > 0 and a > 0 and abs(m - (a + b) / 2) < 0.01 else 1)\" $round2"
+
+# STREAM_C, with a stand-in for stream.c that prints a Triad of 1000 MB/s:
+# each round runs it, ours, and ours with --no-huge-pages, at its length.
+printf '%s\n' '#include <stdio.h>' \
+  'int main(void) { printf("Triad:          1000.0  %d\n", STREAM_ARRAY_SIZE); return 0; }' >"$TMPDIR_T/fake-stream.c"
+: > "$launchlog"
+PATH="$fakehpcc:$PATH" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=1 STREAM_C="$TMPDIR_T/fake-stream.c" timeout 300 run/bench-stream 2 >"$OUT_FILE" 2>&1; rc=$?
+launches=$(awk '/-np 1 / { printf "%s%s ", $3, /--no-huge-pages/ ? "+4k" : "" }' "$launchlog")
+row=$(awk '$1 == "median" && $2 == "stream.c" { print $3, $5, $7, $10, $12 }' "$OUT_FILE")
+check "bench-stream STREAM_C: stream.c's 1000 MB/s, ours as it is and on 4 KiB pages, their ratios ($row; exit $rc; launches on 1 rank: $launches)" \
+  sh -c "[ $rc -eq 0 ] && [ '$launches' = 'stream/stream stream/stream+4k ' ] && python3 -c \"import sys; m, o, r, k, q = map(float, sys.argv[1:6]); raise SystemExit(0 if m == 1000 and o > 0 and k > 0 and abs(r - o / m) < 1e-3 and abs(q - k / m) < 1e-3 else 1)\" $row"
 
 # bench-hpl's grid, with a stand-in for hpcc that reports 1 Gflop/s of HPL
 # and of DGEMM a process: both codes on the grid asked for, the ratio ours/1.

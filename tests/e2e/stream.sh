@@ -28,6 +28,12 @@ mpi 2 $STREAM -n 100000 -r 3 --no-sync --json "$REC"
 check "stream --no-sync: PASS, recorded as unsynchronised" \
   [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and not r["results"]["synchronised_per_kernel"]')" = true ]
 
+# the arrays' pages: 2 x 3 arrays of 16 MB, 8 huge pages each
+rm -f "$REC" "$REC.4k"
+mpi 2 $STREAM -n 2000000 -r 3 --json "$REC"
+mpi 2 $STREAM -n 2000000 -r 3 --no-huge-pages --json "$REC.4k"
+check_pages "stream's arrays" "$REC" "$REC.4k"
+
 rm -f "$REC"
 FABRICBENCH_TEST_HOOK=stream_corrupt mpi 2 $STREAM -n 100000 -r 3 --json "$REC"
 rc=$?
