@@ -434,12 +434,12 @@ int fb_result_check_true(FbResult *r, const char *name, const char *label, int o
 int fb_result_passed(const FbResult *r);
 /* Collective: what share of the n arrays (ptrs[i], bytes[i]) sits on
  * transparent huge pages now (/proc/self/smaps), the least over ranks, as
- * the record's params pages ("huge asked" or "4 KiB asked"),
- * huge_page_share (0 to 1; -1 where a rank cannot tell) and thp (the
- * kernel's mode, /sys/kernel/mm/transparent_hugepage/enabled). Call it after
- * the arrays are first touched. */
-void fb_record_pages(FbContext *ctx, FbResult *r, int huge, int n, void *const *ptrs,
-                     const size_t *bytes);
+ * the record's params huge_page_share (0 to 1; -1 where a rank cannot
+ * tell), pages (what most of them are on on every rank: "huge", "4 KiB" or
+ * "unknown") and thp (the kernel's mode,
+ * /sys/kernel/mm/transparent_hugepage/enabled). Call it after the arrays
+ * are first touched. */
+void fb_record_pages(FbContext *ctx, FbResult *r, int n, void *const *ptrs, const size_t *bytes);
 
 /* Collective: prints the human summary (rank 0, unless --quiet), appends the
  * JSON record to --json FILE atomically, returns the exit status (0 or 1). */

@@ -133,8 +133,7 @@ static void thp_mode(char *buf, size_t len) {
   fclose(f);
 }
 
-void fb_record_pages(FbContext *ctx, FbResult *r, int huge, int n, void *const *ptrs,
-                     const size_t *bytes) {
+void fb_record_pages(FbContext *ctx, FbResult *r, int n, void *const *ptrs, const size_t *bytes) {
   long long on = 0, all = 0;
   for (int i = 0; i < n && on >= 0; i++) {
     long long h = huge_page_bytes(ptrs[i], bytes[i]);
@@ -145,7 +144,7 @@ void fb_record_pages(FbContext *ctx, FbResult *r, int huge, int n, void *const *
   MPI_Allreduce(&share, &least, 1, MPI_DOUBLE, MPI_MIN, ctx->comm);
   char mode[32];
   thp_mode(mode, sizeof mode);
-  fb_result_param_str(r, "pages", huge ? "huge asked" : "4 KiB asked");
+  fb_result_param_str(r, "pages", least < 0.0 ? "unknown" : least >= 0.5 ? "huge" : "4 KiB");
   fb_result_param_double(r, "huge_page_share", least);
   fb_result_param_str(r, "thp", mode);
 }

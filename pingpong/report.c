@@ -119,7 +119,7 @@ void pp_finish(FbContext *ctx, PingPong *pp, const FbLoop *sweep, FbResult *r) {
   fb_result_param_str(r, "pair", pp->cross_node ? "across nodes" : "one node");
   void *const bufs[2] = {pp->sbuf, pp->rbuf};
   const size_t sizes[2] = {pp->buf_bytes, pp->buf_bytes};
-  fb_record_pages(ctx, r, !pp->no_huge_pages, 2, bufs, sizes);
+  fb_record_pages(ctx, r, 2, bufs, sizes);
   FbJson j;
   fb_json_init(&j);
   fb_json_begin_object(&j, NULL);

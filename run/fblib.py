@@ -100,6 +100,15 @@ CODE_PATH_KEYS = {
     "himeno": (["coefficients"], "bmt's --layout and --prefetch fix it "
                "(run/suite --app-args himeno='--layout split --prefetch off')"),
     "hpl": (["blas_kernel"], "OPENBLAS_CORETYPE fixes it"),
+    # The kernel's transparent huge pages (its mode is the record's thp):
+    # over shared memory a 1 MiB message took half as long from huge pages
+    # on a Zen 4 VM (docs/apps/pingpong.md).
+    "stream": (["pages"], "--no-huge-pages on every label fixes it (run/suite --app-args "
+               "stream=--no-huge-pages), as do hosts whose transparent huge pages are alike "
+               "(the record's thp)"),
+    "pingpong": (["pages"], "--no-huge-pages on every label fixes it (run/suite --app-args "
+                 "pingpong=--no-huge-pages), as do hosts whose transparent huge pages are alike "
+                 "(the record's thp)"),
 }
 
 # Apps that send no messages in their timed loop: the controls of a fabric

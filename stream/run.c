@@ -81,7 +81,7 @@ void stream_describe(FbContext *ctx, const Stream *s, FbResult *r) {
   const size_t bytes = (size_t)s->n * sizeof(double);
   void *const arrays[3] = {s->a, s->b, s->c};
   const size_t sizes[3] = {bytes, bytes, bytes};
-  fb_record_pages(ctx, r, !s->no_huge_pages, 3, arrays, sizes);
+  fb_record_pages(ctx, r, 3, arrays, sizes);
 }
 
 void stream_free(Stream *s) {

@@ -124,12 +124,12 @@ PY
 # the kernel's mode; the first gets them wherever THP is madvise or always.
 check_pages() {
   thp=$(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
-  check "$1 --no-huge-pages: PASS, 4 KiB asked, none on huge pages (the kernel's THP: ${thp:-unknown})" \
-    [ "$(json "$3" 'r["validation"]["status"] == "PASS" and r["params"]["pages"] == "4 KiB asked" and r["params"]["huge_page_share"] == 0 and r["params"]["thp"] == "'"${thp:-unknown}"'"')" = true ]
+  check "$1 --no-huge-pages: PASS, on 4 KiB pages, none on huge ones (the kernel's THP: ${thp:-unknown})" \
+    [ "$(json "$3" 'r["validation"]["status"] == "PASS" and r["params"]["no-huge-pages"] is True and r["params"]["pages"] == "4 KiB" and r["params"]["huge_page_share"] == 0 and r["params"]["thp"] == "'"${thp:-unknown}"'"')" = true ]
   case "$thp" in
     always | madvise)
-      check "$1: PASS, huge pages asked, most of it on them (THP $thp; share $(json "$2" 'r["params"]["huge_page_share"]'))" \
-        [ "$(json "$2" 'r["validation"]["status"] == "PASS" and r["params"]["pages"] == "huge asked" and r["params"]["huge_page_share"] > 0.5')" = true ] ;;
+      check "$1: PASS, most of it on huge pages (THP $thp; share $(json "$2" 'r["params"]["huge_page_share"]'))" \
+        [ "$(json "$2" 'r["validation"]["status"] == "PASS" and r["params"]["no-huge-pages"] is False and r["params"]["pages"] == "huge" and r["params"]["huge_page_share"] > 0.5')" = true ] ;;
     *) skip "$1: huge pages" "the kernel's transparent huge pages are ${thp:-unknown}" ;;
   esac
 }

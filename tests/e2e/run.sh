@@ -69,13 +69,23 @@ open(sys.argv[2], "w").write(json.dumps(r) + "\n")' "$RES/one/himeno.jsonl" "$RE
 compare "$RES/one" "$RES/variant"; rc=$?
 check "compare notes that himeno ran two code paths, naming both (exit $rc)" \
   sh -c "[ $rc -eq 0 ] && grep -q '^note: himeno ran more than one code path (one: coefficients=.*variant: coefficients=.*--layout and --prefetch fix it' '$OUT_FILE'"
+# the same for the pages stream's arrays sat on (the kernel's choice)
+python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+r["params"]["pages"] = "4 KiB" if r["params"]["pages"] == "huge" else "huge"
+open(sys.argv[2], "w").write(json.dumps(r) + "\n")' "$RES/one/stream.jsonl" "$RES/variant/stream.jsonl"
+compare "$RES/one" "$RES/variant"; rc=$?
+check "compare notes that stream's arrays sat on other pages, naming both (exit $rc)" \
+  sh -c "[ $rc -eq 0 ] && grep -q '^note: stream ran more than one code path (one: pages=.*variant: pages=.*--no-huge-pages on every label fixes it' '$OUT_FILE'"
 compare "$RES/one" "$RES/two" --format json
 differ=$(python3 -c '
 import json, sys
-print(len({json.loads(l)["params"]["coefficients"] for f in sys.argv[1:] for l in open(f)}) > 1)' \
-  "$RES/one/himeno.jsonl" "$RES/two/himeno.jsonl")
-check "compare's code-path note on the suite's own records exactly when their coefficients differ ($differ)" \
-  [ "$(json "$OUT_FILE" '("code_path_note" in r["apps"]["himeno"]) == '"${differ:-None}"' and "code_path_note" not in r["apps"]["stream"]')" = true ]
+print([len({json.loads(l)["params"][k] for f in sys.argv[i:i + 2] for l in open(f)}) > 1
+       for k, i in (("coefficients", 1), ("pages", 3))])' \
+  "$RES/one/himeno.jsonl" "$RES/two/himeno.jsonl" "$RES/one/stream.jsonl" "$RES/two/stream.jsonl")
+check "compare's code-path notes on the suite's own records exactly when himeno's coefficients or stream's pages differ ($differ)" \
+  [ "$(json "$OUT_FILE" '[("code_path_note" in r["apps"][a]) for a in ("himeno", "stream")] == '"${differ:-None}")" = true ]
 rm -rf "$RES/variant"
 suite --label pinned --np 1 --apps himeno --app-args himeno="--layout split --prefetch off"; rc=$?
 check "suite --app-args: the arguments reach the binary, its command and its record (exit $rc)" \
