@@ -121,16 +121,20 @@ PY
 
 # check_pages NAME REC REC_4K: the records of a run as it is and of one with
 # --no-huge-pages (fb_record_pages). The second refuses huge pages whatever
-# the kernel's mode; the first gets them wherever THP is madvise or always.
+# the kernel's mode; the first gets them wherever THP is madvise or always
+# and the kernel compacts memory for a marked range at its first touch
+# (defrag always, madvise or defer+madvise; otherwise a fragmented host's
+# fault may fall back to 4 KiB pages, and that is not checked).
 check_pages() {
   thp=$(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+  defrag=$(sed -n 's/.*\[\([a-z+]*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/defrag 2>/dev/null)
   check "$1 --no-huge-pages: PASS, on 4 KiB pages, none on huge ones (the kernel's THP: ${thp:-unknown})" \
     [ "$(json "$3" 'r["validation"]["status"] == "PASS" and r["params"]["no-huge-pages"] is True and r["params"]["pages"] == "4 KiB" and r["params"]["huge_page_share"] == 0 and r["params"]["thp"] == "'"${thp:-unknown}"'"')" = true ]
-  case "$thp" in
-    always | madvise)
-      check "$1: PASS, most of it on huge pages (THP $thp; share $(json "$2" 'r["params"]["huge_page_share"]'))" \
+  case "$thp/$defrag" in
+    always/always | always/madvise | always/defer+madvise | madvise/always | madvise/madvise | madvise/defer+madvise)
+      check "$1: PASS, most of it on huge pages (THP $thp, defrag $defrag; share $(json "$2" 'r["params"]["huge_page_share"]'))" \
         [ "$(json "$2" 'r["validation"]["status"] == "PASS" and r["params"]["no-huge-pages"] is False and r["params"]["pages"] == "huge" and r["params"]["huge_page_share"] > 0.5')" = true ] ;;
-    *) skip "$1: huge pages" "the kernel's transparent huge pages are ${thp:-unknown}" ;;
+    *) skip "$1: huge pages" "the kernel's transparent huge pages: ${thp:-unknown}, defrag ${defrag:-unknown}" ;;
   esac
 }
 
