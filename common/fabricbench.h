@@ -130,6 +130,10 @@ void fb_parse_options(FbContext *ctx, int argc, char **argv, const char *summary
 int fb_options_parse_argv(FbOption *opts, int n, int argc, char **argv, char *err, size_t err_len);
 void fb_options_help(const FbOption *opts, int n, const char *program, const char *summary);
 int fb_option_was_set(const FbContext *ctx, const char *name);
+/* After parsing: exit 2 (one line, all ranks) unless string option --NAME's
+ * value is a, b or c. */
+void fb_option_one_of(FbContext *ctx, const char *name, const char *value, const char *a,
+                      const char *b, const char *c);
 
 /* -------------------------------------------------------------- input decks */
 /* FB_KEY_LIST: the key may be given on several lines (or continued on

@@ -237,6 +237,12 @@ void fb_options_help(const FbOption *opts, int n, const char *program, const cha
          "3 runtime failure (memory, I/O, --timeout)\n");
 }
 
+void fb_option_one_of(FbContext *ctx, const char *name, const char *value, const char *a,
+                      const char *b, const char *c) {
+  if (strcmp(value, a) && strcmp(value, b) && strcmp(value, c))
+    fb_fail(ctx, FB_EXIT_USAGE, "option --%s: '%s' is not %s, %s or %s", name, value, a, b, c);
+}
+
 int fb_option_was_set(const FbContext *ctx, const char *name) {
   for (int k = 0; k < ctx->n_options; k++)
     if (strcmp(ctx->options[k].name, name) == 0) return ctx->options[k].seen;

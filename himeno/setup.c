@@ -31,13 +31,6 @@ static int size_from_name(const char *name, int points[3]) {
   return 1;
 }
 
-/* exit 2 unless option --NAME's value is a, b or c */
-static void require_one_of(FbContext *ctx, const char *name, const char *value, const char *a,
-                           const char *b, const char *c) {
-  if (strcmp(value, a) && strcmp(value, b) && strcmp(value, c))
-    fb_fail(ctx, FB_EXIT_USAGE, "option --%s: '%s' is not %s, %s or %s", name, value, a, b, c);
-}
-
 void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
   memset(h, 0, sizeof *h);
   h->size_name = "M";
@@ -66,8 +59,8 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
   if (!size_from_name(h->size_name, h->points))
     fb_fail(ctx, FB_EXIT_USAGE, "option -s: '%s' is not XS, S, M, L, XL or NIxNJxNK with each >= 3",
             h->size_name);
-  require_one_of(ctx, "layout", h->layout_name, "auto", "stream", "split");
-  require_one_of(ctx, "prefetch", h->prefetch_name, "auto", "on", "off");
+  fb_option_one_of(ctx, "layout", h->layout_name, "auto", "stream", "split");
+  fb_option_one_of(ctx, "prefetch", h->prefetch_name, "auto", "on", "off");
   h->prefetch = strcmp(h->prefetch_name, "off") != 0;
 }
 

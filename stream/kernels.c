@@ -1,7 +1,7 @@
 /* kernels.c: Copy, Scale, Add and Triad as plain loops (compiled with
- * -fno-tree-loop-distribute-patterns so Copy stays a loop), and the same with
- * non-temporal stores for --nt. Each thread works on a fixed share of the
- * arrays, the same share that first touched them. */
+ * -fno-tree-loop-distribute-patterns so Copy stays a loop) in two vector
+ * widths, and the same with non-temporal stores for --nt. Each thread works
+ * on a fixed share of the arrays, the same share that first touched them. */
 #include "stream.h"
 
 #include <math.h>
@@ -30,8 +30,41 @@ static void thread_share(long long n, long long *lo, long long *hi) {
   *hi = c1 * STREAM_CHUNK < n ? c1 * STREAM_CHUNK : n;
 }
 
-static void plain(int kernel, double *restrict a, double *restrict b, double *restrict c,
-                  long long lo, long long hi) {
+/* The plain loops are compiled twice: with the vectors the build's -march
+ * and GCC's tuning for it choose (512 bits on a Zen 4 with AVX-512, 256 on
+ * Intel's AVX-512 cores and on AVX2), and with 128-bit ones. On one core of
+ * a 2-core Zen 4 VM (EPYC family 25 model 17; 6 December 2026, 10.7 M
+ * elements, huge pages, 12 alternations) Triad ran at 32.9 GB/s in 128-bit
+ * vectors, 30.1 in 256 and 26.9 in 512 (4 KiB pages: 28.3, 21.3, 19.9), 128
+ * ahead in 11-12 of 12 pairs for every kernel. Hand-written loops did the
+ * same: the narrower the loads, the more one core streamed (256-bit
+ * arithmetic on pairs of 128-bit loads as fast as 128-bit loops), though
+ * a loop that only read or only wrote ran as fast in 512 bits
+ * (docs/performance.md, session 47). Which width streams faster is the
+ * CPU's matter, so --vector-width auto (run.c) times both; the values are
+ * the same bits either way (no contraction, -ffp-contract=off, the same
+ * operations per element). Other compilers and targets get one loop, the
+ * compiler's. */
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+/* noinline: inlined into its caller, the loop would take the caller's width */
+#define NARROW_ATTRIBUTES __attribute__((noinline, target("prefer-vector-width=128")))
+#define NATIVE_ATTRIBUTES __attribute__((noinline))
+#define HAVE_NARROW       1
+#else
+#define NATIVE_ATTRIBUTES
+#define NARROW_ATTRIBUTES
+#define HAVE_NARROW 0
+#endif
+#if defined(__GNUC__)
+#define INLINE inline __attribute__((always_inline))
+#else
+#define INLINE inline
+#endif
+
+int stream_narrow_available(void) { return HAVE_NARROW; }
+
+static INLINE void plain(int kernel, double *restrict a, double *restrict b, double *restrict c,
+                         long long lo, long long hi) {
   const double q = STREAM_SCALAR;
   switch (kernel) {
   case K_COPY:
@@ -47,6 +80,16 @@ static void plain(int kernel, double *restrict a, double *restrict b, double *re
     for (long long j = lo; j < hi; j++) a[j] = b[j] + q * c[j];
     break;
   }
+}
+
+static NATIVE_ATTRIBUTES void plain_native(int kernel, double *restrict a, double *restrict b,
+                                           double *restrict c, long long lo, long long hi) {
+  plain(kernel, a, b, c, lo, hi);
+}
+
+static NARROW_ATTRIBUTES void plain_narrow(int kernel, double *restrict a, double *restrict b,
+                                           double *restrict c, long long lo, long long hi) {
+  plain(kernel, a, b, c, lo, hi);
 }
 
 #if defined(__SSE2__)
@@ -86,7 +129,10 @@ void stream_kernel(Stream *s, int kernel) {
       streaming(kernel, s->a, s->b, s->c, lo, hi);
     else
 #endif
-      plain(kernel, s->a, s->b, s->c, lo, hi);
+        if (s->narrow)
+      plain_narrow(kernel, s->a, s->b, s->c, lo, hi);
+    else
+      plain_native(kernel, s->a, s->b, s->c, lo, hi);
   }
 }
 

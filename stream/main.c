@@ -10,9 +10,10 @@ int main(int argc, char **argv) {
 
   fb_init(&ctx, &argc, &argv, "stream");
   fb_timers_init(&ctx.timers, phase_names, PH_COUNT);
-  stream_parse(&ctx, &s, argc, argv); /* -n, -r, --nt, --no-sync, --no-huge-pages */
+  stream_parse(&ctx, &s, argc, argv); /* -n, -r, --nt, --no-sync, --no-huge-pages, ... */
   stream_setup(&ctx, &s);             /* arrays, first touch */
   stream_check_granularity(&ctx, &s); /* also the untimed warm-up */
+  stream_choose_width(&ctx, &s);      /* --vector-width auto: a Triad pass in each */
 
   fb_result_init(&result, s.nt ? "Triad (non-temporal)" : "Triad", "GB/s", 1);
   for (long long rep = 0; rep < ctx.common.repeat; rep++) {

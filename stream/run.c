@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void stream_first_touch(Stream *s);
 
@@ -29,6 +30,12 @@ void stream_parse(FbContext *ctx, Stream *s, int argc, char **argv) {
       "arrays on 4 KiB pages, never transparent huge ones (the default marks\n"
       "                               them for them; stream.c's static arrays get 4 KiB\n"
       "                               pages where THP is madvise, Debian's default)");
+  s->width_name = "auto";
+  fb_option_string(
+      ctx, "vector-width", 0, &s->width_name, "WIDTH",
+      "the plain kernels in 128-bit vectors (128), in those the build's -march\n"
+      "                               and compiler choose (native), or auto: time a Triad pass in\n"
+      "                               each, keep the faster (the values are the same)");
   fb_parse_options(ctx, argc, argv,
                    "STREAM (McCalpin): Copy, Scale, Add and Triad on double arrays, every\n"
                    "rank at once and synchronised per kernel (as HPCC 1.5's StarSTREAM), so\n"
@@ -38,6 +45,15 @@ void stream_parse(FbContext *ctx, Stream *s, int argc, char **argv) {
                    "with --no-sync).");
   if (s->nt && !stream_nt_available())
     fb_fail(ctx, FB_EXIT_USAGE, "option --nt: no non-temporal stores on this processor");
+  fb_option_one_of(ctx, "vector-width", s->width_name, "auto", "128", "native");
+  if (!strcmp(s->width_name, "128") && !stream_narrow_available())
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "option --vector-width: 128 needs a build by GCC for x86 (this build has its "
+            "compiler's width alone)");
+  if (s->nt && !strcmp(s->width_name, "native"))
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "options --nt and --vector-width native: the non-temporal kernels are 128-bit");
+  s->narrow = s->nt || !strcmp(s->width_name, "128");
 }
 
 void stream_setup(FbContext *ctx, Stream *s) {
@@ -82,6 +98,9 @@ void stream_describe(FbContext *ctx, const Stream *s, FbResult *r) {
   void *const arrays[3] = {s->a, s->b, s->c};
   const size_t sizes[3] = {bytes, bytes, bytes};
   fb_record_pages(ctx, r, 3, arrays, sizes);
+  fb_result_param_str(r, "vector_width", s->narrow ? "128" : "native");
+  if (s->trial_s[0] > 0) fb_result_param_double(r, "trial_native_s", s->trial_s[0]);
+  if (s->trial_s[1] > 0) fb_result_param_double(r, "trial_128_s", s->trial_s[1]);
 }
 
 void stream_free(Stream *s) {
@@ -107,6 +126,35 @@ void stream_check_granularity(FbContext *ctx, Stream *s) {
            tick * 1e6, slowest * 1e6, slowest / tick);
   if (slowest / tick < 20.0)
     fb_print(ctx, "WARNING: under 20 clock ticks per test; increase -n for accurate times.\n");
+}
+
+/* --vector-width auto: a Triad pass in each width, WIDTH_TRIAL_ROUNDS times
+ * alternated, on every rank at once (ranks that share a memory share it as
+ * in the run); the slowest rank's best time decides, as himeno's --layout
+ * auto. The trial's Triad writes a = b + q c = 2 + 3 x 0 = 2, the value the
+ * timer check left, where the closed form (validate.c) starts. */
+#define WIDTH_TRIAL_ROUNDS 3
+void stream_choose_width(FbContext *ctx, Stream *s) {
+  const int trial = !strcmp(s->width_name, "auto") && !s->nt && stream_narrow_available();
+  for (int round = 0; trial && round < WIDTH_TRIAL_ROUNDS; round++)
+    for (int narrow = 0; narrow < 2; narrow++) {
+      s->narrow = narrow;
+      fb_barrier(ctx, FB_NO_PHASE); /* set-up: untimed, as the other set-up collectives */
+      const double start = fb_now();
+      stream_kernel(s, K_TRIAD);
+      const double t = fb_allreduce_max(ctx, FB_NO_PHASE, fb_now() - start);
+      if (round == 0 || t < s->trial_s[narrow]) s->trial_s[narrow] = t;
+    }
+  if (trial) s->narrow = s->trial_s[1] < s->trial_s[0];
+  char times[96] = "";
+  if (trial)
+    snprintf(times, sizeof times, "; ms a Triad pass: 128-bit %.3f, native %.3f",
+             s->trial_s[1] * 1e3, s->trial_s[0] * 1e3);
+  fb_print(ctx, "Vector width: %s (--vector-width %s%s%s)\n",
+           s->nt       ? "128-bit, non-temporal stores"
+           : s->narrow ? "128-bit"
+                       : "native",
+           s->width_name, stream_narrow_available() ? "" : "; this build has one width", times);
 }
 
 /* Every pass of every kernel is timed by the common protocol (a barrier, the

@@ -32,14 +32,17 @@ enum { PH_KERNELS, PH_COUNT };
 #define STREAM_STAGGER_BYTES 1344
 
 typedef struct {
-  long long n;           /* elements per array per rank */
-  long long repeats;     /* -r: timed passes, the first not counted */
-  int nt;                /* --nt: non-temporal stores */
-  int no_sync;           /* --no-sync: ranks run their passes independently (HPCC 1.4) */
-  int no_huge_pages;     /* --no-huge-pages: the arrays on 4 KiB pages */
-  long long passes_done; /* passes of all four kernels since the arrays were set */
-  char results[512];     /* the record's results object */
-  char *base[3];         /* the allocations holding a, b and c */
+  long long n;            /* elements per array per rank */
+  long long repeats;      /* -r: timed passes, the first not counted */
+  int nt;                 /* --nt: non-temporal stores */
+  int no_sync;            /* --no-sync: ranks run their passes independently (HPCC 1.4) */
+  int no_huge_pages;      /* --no-huge-pages: the arrays on 4 KiB pages */
+  const char *width_name; /* --vector-width: auto, 128 or native */
+  int narrow;             /* the plain kernels in 128-bit vectors (kernels.c) */
+  double trial_s[2];      /* --vector-width auto: a Triad pass, [narrow], 0 when not timed */
+  long long passes_done;  /* passes of all four kernels since the arrays were set */
+  char results[512];      /* the record's results object */
+  char *base[3];          /* the allocations holding a, b and c */
   double *a, *b, *c;
   /* per kernel and pass: this rank's time and the slowest rank's time */
   double *local_s[K_COUNT], *global_s[K_COUNT];
@@ -64,5 +67,11 @@ void stream_validate(FbContext *ctx, const Stream *s, FbResult *r);
  * convention, the pages they are on (collective). */
 void stream_describe(FbContext *ctx, const Stream *s, FbResult *r);
 int stream_nt_available(void);
+/* Whether the build has the plain kernels in 128-bit vectors beside the
+ * compiler's own (GCC on x86). */
+int stream_narrow_available(void);
+/* --vector-width auto: a Triad pass timed in each width on every rank at
+ * once; keeps the faster (collective). */
+void stream_choose_width(FbContext *ctx, Stream *s);
 
 #endif

@@ -57,34 +57,39 @@ r = json.loads(open(sys.argv[1]).readline()); r["params"]["size"] = "S"
 open(sys.argv[2], "w").write(json.dumps(r) + "\n")' "$RES/two/himeno.jsonl" "$RES/other/himeno.jsonl"
 compare "$RES/one" "$RES/other"; rc=$?
 check "compare refuses records of a different problem (exit $rc)" sh -c "[ $rc -eq 2 ] && grep -q 'other/himeno.jsonl:1: himeno problem' '$OUT_FILE.err'"
-# A code path chosen at run time (himeno's sweep variant): a note when the
-# records differ in it, exactly then.
+# A code path chosen at run time (himeno's sweep variant, stream's pages and
+# vector width): a note when the records differ in it, exactly then.
+# code_path_variant APP KEY VALUE NAME PATTERN: APP's record in "one" with
+# params[KEY] set to VALUE (Python, of the old value v) in "variant",
+# compared with "one"; the note must match PATTERN.
+code_path_variant() {
+  python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+v = r["params"][sys.argv[3]]
+r["params"][sys.argv[3]] = eval(sys.argv[4])
+open(sys.argv[2], "w").write(json.dumps(r) + "\n")' "$RES/one/$1.jsonl" "$RES/variant/$1.jsonl" "$2" "$3"
+  compare "$RES/one" "$RES/variant"; rc=$?
+  check "$4 (exit $rc)" sh -c "[ $rc -eq 0 ] && grep -q '$5' '$OUT_FILE'"
+}
 rm -rf "$RES/variant"; cp -r "$RES/one" "$RES/variant"
-python3 -c '
-import json, sys
-names = ["one stream, prefetched into L1", "three arrays, hardware prefetchers alone"]
-r = json.loads(open(sys.argv[1]).readline())
-r["params"]["coefficients"] = next(n for n in names if n != r["params"]["coefficients"])
-open(sys.argv[2], "w").write(json.dumps(r) + "\n")' "$RES/one/himeno.jsonl" "$RES/variant/himeno.jsonl"
-compare "$RES/one" "$RES/variant"; rc=$?
-check "compare notes that himeno ran two code paths, naming both (exit $rc)" \
-  sh -c "[ $rc -eq 0 ] && grep -q '^note: himeno ran more than one code path (one: coefficients=.*variant: coefficients=.*--layout and --prefetch fix it' '$OUT_FILE'"
-# the same for the pages stream's arrays sat on (the kernel's choice)
-python3 -c '
-import json, sys
-r = json.loads(open(sys.argv[1]).readline())
-r["params"]["pages"] = "4 KiB" if r["params"]["pages"] == "huge" else "huge"
-open(sys.argv[2], "w").write(json.dumps(r) + "\n")' "$RES/one/stream.jsonl" "$RES/variant/stream.jsonl"
-compare "$RES/one" "$RES/variant"; rc=$?
-check "compare notes that stream's arrays sat on other pages, naming both (exit $rc)" \
-  sh -c "[ $rc -eq 0 ] && grep -q '^note: stream ran more than one code path (one: pages=.*variant: pages=.*--no-huge-pages on every label fixes it' '$OUT_FILE'"
+code_path_variant himeno coefficients \
+  'next(n for n in ["one stream, prefetched into L1", "three arrays, hardware prefetchers alone"] if n != v)' \
+  "compare notes that himeno ran two code paths, naming both" \
+  '^note: himeno ran more than one code path (one: coefficients=.*variant: coefficients=.*--layout and --prefetch fix it'
+code_path_variant stream pages '"4 KiB" if v == "huge" else "huge"' \
+  "compare notes that stream's arrays sat on other pages, naming both" \
+  '^note: stream ran more than one code path (one: pages=.*variant: pages=.*--no-huge-pages and --vector-width on every label fix them'
+code_path_variant stream vector_width '"128" if v == "native" else "native"' \
+  "compare notes that stream ran another vector width (--vector-width auto's choice), naming both" \
+  '^note: stream ran more than one code path (one: pages=[^,]*, vector_width=.*variant: pages=[^,]*, vector_width='
 compare "$RES/one" "$RES/two" --format json
 differ=$(python3 -c '
 import json, sys
-print([len({json.loads(l)["params"][k] for f in sys.argv[i:i + 2] for l in open(f)}) > 1
-       for k, i in (("coefficients", 1), ("pages", 3))])' \
+print([len({tuple(json.loads(l)["params"][k] for k in keys) for f in sys.argv[i:i + 2] for l in open(f)}) > 1
+       for keys, i in ((["coefficients"], 1), (["pages", "vector_width"], 3))])' \
   "$RES/one/himeno.jsonl" "$RES/two/himeno.jsonl" "$RES/one/stream.jsonl" "$RES/two/stream.jsonl")
-check "compare's code-path notes on the suite's own records exactly when himeno's coefficients or stream's pages differ ($differ)" \
+check "compare's code-path notes on the suite's own records exactly when himeno's coefficients or stream's pages or vector width differ ($differ)" \
   [ "$(json "$OUT_FILE" '[("code_path_note" in r["apps"][a]) for a in ("himeno", "stream")] == '"${differ:-None}")" = true ]
 rm -rf "$RES/variant"
 suite --label pinned --np 1 --apps himeno --app-args himeno="--layout split --prefetch off"; rc=$?
@@ -220,17 +225,31 @@ want="hpcc stream/stream@100000 stream/stream+no-sync@100000 stream/stream@10000
 round2=$(awk '$1 == 2 && NF >= 9 { gsub(/[(),]/, " "); print $3, $6, $7 }' "$OUT_FILE")
 check "bench-stream: ours at hpcc's length before and after it, the round's mean of the two ($round2), the same-method line (exit $rc; launches: $launches)" \
   sh -c "[ $rc -eq 0 ] && [ '$launches' = '$want' ] && grep -q 'same method, medians of 2 rounds: .* (fabricbench ahead in 2 of 2 rounds)' '$OUT_FILE' && python3 -c \"import sys; m, b, a = map(float, sys.argv[1:4]); raise SystemExit(0 if b > 0 and a > 0 and abs(m - (a + b) / 2) < 0.01 else 1)\" $round2"
+check "bench-stream: each tool's best run, ours the best of its runs before and after hpcc's" \
+  python3 - "$OUT_FILE" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+runs = [float(x) for b, a in re.findall(r"ratio [0-9.]+ \(\s*([0-9.]+),\s*([0-9.]+)\)", text) for x in (b, a)]
+stars = [float(m) for m in re.findall(r"^\s+\d+\s+([0-9.]+)\s+[0-9.]+\s+ratio", text, re.M)]
+best = re.search(r"^Triad, best run of each, same method: hpcc ([0-9.]+), fabricbench ([0-9.]+), ratio ([0-9.]+)$", text, re.M)
+t, o, r = (float(best[i]) for i in (1, 2, 3)) if best else (0, 0, 0)
+ok = runs and stars and t > 0 and abs(t - max(stars)) < 0.01 and abs(o - max(runs)) < 0.01 \
+    and abs(r - o / t) < 1e-3 * r
+raise SystemExit(0 if ok else 1)
+PY
 
 # STREAM_C, with a stand-in for stream.c that prints a Triad of 1000 MB/s:
-# each round runs it, ours, and ours with --no-huge-pages, at its length.
+# each round runs it (built with our flags and with its Makefile's), ours,
+# and ours with --no-huge-pages, at its length.
 printf '%s\n' '#include <stdio.h>' \
   'int main(void) { printf("Triad:          1000.0  %d\n", STREAM_ARRAY_SIZE); return 0; }' >"$TMPDIR_T/fake-stream.c"
 : > "$launchlog"
 PATH="$fakehpcc:$PATH" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=1 STREAM_C="$TMPDIR_T/fake-stream.c" timeout 300 run/bench-stream 2 >"$OUT_FILE" 2>&1; rc=$?
 launches=$(awk '/-np 1 / { printf "%s%s ", $3, /--no-huge-pages/ ? "+4k" : "" }' "$launchlog")
-row=$(awk '$1 == "median" && $2 == "stream.c" { print $3, $5, $7, $10, $12 }' "$OUT_FILE")
-check "bench-stream STREAM_C: stream.c's 1000 MB/s, ours as it is and on 4 KiB pages, their ratios ($row; exit $rc; launches on 1 rank: $launches)" \
-  sh -c "[ $rc -eq 0 ] && [ '$launches' = 'stream/stream stream/stream+4k ' ] && python3 -c \"import sys; m, o, r, k, q = map(float, sys.argv[1:6]); raise SystemExit(0 if m == 1000 and o > 0 and k > 0 and abs(r - o / m) < 1e-3 and abs(q - k / m) < 1e-3 else 1)\" $row"
+row=$(awk '$1 == "median" && $2 == "stream.c" { print $3, $5, $7, $10, $12 }' "$OUT_FILE" | tr '\n' ' ')
+builds=$(grep -c "^McCalpin's stream.c (\(.*-march=native.*\|-O2 -fopenmp, its Makefile's\), 1 threads)" "$OUT_FILE")
+check "bench-stream STREAM_C: stream.c's 1000 MB/s in both builds ($builds of 2 named), ours as it is and on 4 KiB pages, their ratios ($row; exit $rc; launches on 1 rank: $launches)" \
+  sh -c "[ $rc -eq 0 ] && [ '$builds' = 2 ] && [ '$launches' = 'stream/stream stream/stream+4k ' ] && python3 -c \"import sys; v = list(map(float, sys.argv[1:])); raise SystemExit(0 if len(v) == 10 and all(m == 1000 and o > 0 and k > 0 and abs(r - o / m) < 1e-3 and abs(q - k / m) < 1e-3 for m, o, r, k, q in (v[:5], v[5:])) else 1)\" $row"
 
 # bench-hpl's grid, with a stand-in for hpcc that reports 1 Gflop/s of HPL
 # and of DGEMM a process: both codes on the grid asked for, the ratio ours/1.
@@ -298,8 +317,9 @@ else
 fi
 # bench-stream's HPCC_SRC, with a stand-in for hpcc's source tree: its
 # main() reads every section's Run flag as set, and reports 0.001 GB/s only
-# when the script's line has switched off all but StarSTREAM (1000
-# otherwise, and ours would be behind). The build must go through HPL's
+# when the script's line has switched off all but StarSTREAM and it was
+# built with HPCC_CFLAGS (1000 otherwise, and ours would be behind). The
+# build must go through HPL's
 # Make.<arch> (the stand-in's Makefile includes hpl/Make.fb), the two
 # codes alternate with the order flipped each round, ours at Debian's
 # length; a folder that is not hpcc's source stops the script at once.
@@ -316,15 +336,18 @@ printf '%s\n' '#include <mpi.h>' '#include <stdio.h>' \
   '  MPI_Comm_rank(MPI_COMM_WORLD, &rank);' \
   '  if (!rank) { FILE *f = fopen(outFname, "w");' \
   '    fprintf(f, "HPC Challenge Benchmark version 1.5.0\nArray size = 100000, Offset = 0\nStarSTREAM_Triad=%g\n",' \
-  '            params.RunStarStream && !others ? 0.001 : 1000.0); fclose(f); }' \
+  '            params.RunStarStream && !others && FB_FLAGS_REACHED ? 0.001 : 1000.0); fclose(f); }' \
   '  MPI_Finalize(); return 0; }' > "$srchpcc/src/hpcc.c"
 printf 'arch = UNKNOWN\ninclude hpl/Make.$(arch)\nall:\n\t$(CC) $(CCFLAGS) -o hpcc src/hpcc.c\n' > "$srchpcc/Makefile"
 : > "$launchlog"
-HPCC_SRC="$srchpcc" TMPDIR="$TMPDIR_T" PATH="$fakehpcc:$PATH" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=2 timeout 300 run/bench-stream 2 >"$OUT_FILE" 2>&1; rc=$?
+HPCC_CFLAGS="-O2 -DFB_FLAGS_REACHED=1" HPCC_SRC="$srchpcc" TMPDIR="$TMPDIR_T" PATH="$fakehpcc:$PATH" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=2 timeout 300 run/bench-stream 2 >"$OUT_FILE" 2>&1; rc=$?
 launches=$(awk '$3 ~ /\/hpcc$/ { $3 = "src-hpcc"; s = 1 } s { printf "%s%s ", $3, / -n 100000 / ? "@100000" : "" }' "$launchlog")
 want="src-hpcc stream/stream@100000 stream/stream@100000 src-hpcc "
-check "bench-stream HPCC_SRC: hpcc built with only StarSTREAM on, alternated with ours at Debian's length, the order flipped each round (exit $rc; launches after Debian's rounds: $launches)" \
-  sh -c "[ $rc -eq 0 ] && [ '$launches' = '$want' ] && grep -q 'launched alone, same method, medians of 2 rounds: .* (fabricbench ahead in 2 of 2 rounds)' '$OUT_FILE'"
+check "bench-stream HPCC_SRC: hpcc built with HPCC_CFLAGS and only StarSTREAM on, alternated with ours at Debian's length, the order flipped each round (exit $rc; launches after Debian's rounds: $launches)" \
+  sh -c "[ $rc -eq 0 ] && [ '$launches' = '$want' ] && grep -q '^hpcc 1.5.0 built from HPCC_SRC (-O2 -DFB_FLAGS_REACHED=1)' '$OUT_FILE' && grep -q 'launched alone, same method, medians of 2 rounds: .* (fabricbench ahead in 2 of 2 rounds)' '$OUT_FILE'"
+best=$(awk '/^Triad, best run of each: hpcc/ { gsub(/,/, ""); print $7, $9, $11 }' "$OUT_FILE")
+check "bench-stream HPCC_SRC: each tool's best run and their ratio ($best)" \
+  python3 -c "import sys; t, o, r = map(float, sys.argv[1:4]); raise SystemExit(0 if abs(t - 0.002) < 1e-9 and o > 0 and abs(r - o / t) < 1e-3 * r else 1)" $best
 : > "$launchlog"
 HPCC_SRC="$TMPDIR_T" TMPDIR="$TMPDIR_T" PATH="$fakehpcc:$PATH" MPIRUN="$TMPDIR_T/mpirun-log" ROUNDS=2 timeout 60 run/bench-stream 2 >"$OUT_FILE" 2>&1; rc=$?
 check "bench-stream HPCC_SRC=a folder that is not hpcc's source: one line, exit 2, before any launch (exit $rc)" \

@@ -23,6 +23,37 @@ rm -f "$REC"
 OMP_NUM_THREADS=2 mpi 2 $STREAM -n 100003 -r 3 --nt --repeat 2 --json "$REC"
 check "stream --nt, 2 threads, odd length, --repeat 2: PASS, named as non-temporal" \
   [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["fom"]["name"] == "Triad (non-temporal)" and len(r["repeats"]) == 2 and r["results"]["non_temporal"]')" = true ]
+# The plain kernels' two vector widths (kernels.c): each fixed one validates
+# and is recorded; auto times a Triad pass in each (the trial leaves the
+# arrays where the closed form starts) and keeps the faster. Odd lengths and
+# 2 threads: each thread's share ends in a scalar remainder.
+for w in 128 native; do
+  rm -f "$REC"
+  OMP_NUM_THREADS=2 mpi 2 $STREAM -n 100003 -r 3 --vector-width "$w" --json "$REC"
+  check "stream --vector-width $w: PASS, recorded, no trial" \
+    [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["vector_width"] == "'"$w"'" and "trial_128_s" not in r["params"]')" = true ]
+  words=native; [ "$w" = 128 ] && words=128-bit
+  check "stream --vector-width $w prints it" grep -q "^Vector width: $words (--vector-width $w)" "$OUT_FILE"
+done
+rm -f "$REC"
+mpi 2 $STREAM -n 300001 -r 3 --json "$REC"
+check "stream --vector-width auto (the default): PASS, both widths timed, the faster kept" \
+  [ "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["vector-width"] == "auto" and r["params"]["trial_128_s"] > 0 and r["params"]["trial_native_s"] > 0 and r["params"]["vector_width"] == ("128" if r["params"]["trial_128_s"] < r["params"]["trial_native_s"] else "native")')" = true ]
+check "stream prints the auto trial's times" grep -q "^Vector width: .* (--vector-width auto; ms a Triad pass: 128-bit [0-9.]*, native [0-9.]*)" "$OUT_FILE"
+# the two loops as built: 128-bit registers alone in the narrow one
+narrow_regs=$(objdump -d --no-show-raw-insn "${BUILD:-build}/stream/kernels.o" 2>/dev/null |
+  awk '/^[0-9a-f]+ <plain_narrow>:/ { f = 1; next } /^[0-9a-f]+ </ { f = 0 } f' |
+  grep -oE '%[xyz]mm' | sort -u | tr '\n' ' ')
+if [ -z "$narrow_regs" ]; then
+  skip "stream's 128-bit loop in the build" "no plain_narrow in ${BUILD:-build}/stream/kernels.o (not GCC on x86, or no objdump)"
+else
+  check "stream's 128-bit loop in the build uses 128-bit registers alone (found: $narrow_regs)" [ "$narrow_regs" = "%xmm " ]
+fi
+rm -f "$REC"
+mpi 1 $STREAM -n 1000 -r 3 --nt --json "$REC"
+check "stream --nt: its kernels recorded as 128-bit, no trial" \
+  [ "$(json "$REC" 'r["params"]["vector_width"] == "128" and "trial_native_s" not in r["params"]')" = true ]
+
 rm -f "$REC"
 mpi 2 $STREAM -n 100000 -r 3 --no-sync --json "$REC"
 check "stream --no-sync: PASS, recorded as unsynchronised" \
