@@ -36,6 +36,10 @@ enum {
 /* The coefficients are read in three groups of four (kernel.c). */
 #define CO_STREAMS    3
 #define CO_PER_STREAM (CO_COUNT / CO_STREAMS)
+/* The sweep's compiled variants besides prefetching (kernel.c): the
+ * one-stream layout, and the split layout in vectors of 256 bits at most or
+ * of 512 (builds with AVX-512). */
+enum { HIMENO_ONE_STREAM, HIMENO_SPLIT, HIMENO_SPLIT_WIDE, HIMENO_SWEEP_KINDS };
 /* 5 cache lines between arrays and between the coefficient streams: they
  * land in distinct sets of a 4 KiB-way L1 (sizes such as 64x64x128 put
  * every array a multiple of the cache's way size apart) */
@@ -50,6 +54,7 @@ typedef struct {
   int grid[3];               /* --grid, 0 = automatic */
   const char *layout_name;   /* --layout: auto, stream or split */
   const char *prefetch_name; /* --prefetch: auto, on or off */
+  const char *width_name;    /* --vector-width: auto, 256 or 512 */
   /* geometry */
   FbDecomp decomp;
   FbHalo halo;
@@ -63,9 +68,10 @@ typedef struct {
   int coef_split;   /* the groups in three arrays (else one stream) */
   int coef_perturb; /* test hook himeno_perturb: a wrong coefficient */
   int prefetch;     /* the sweep prefetches (else the hardware prefetchers alone) */
-  /* --layout auto and --prefetch auto's trial: the slowest rank's best
-   * seconds a sweep, [split][prefetch]; 0 where none ran */
-  double trial_s[2][2];
+  int wide;         /* the split layout's sweep in 512-bit vectors (else 256 at most) */
+  /* --layout, --vector-width and --prefetch auto's trial: the slowest rank's
+   * best seconds a sweep, [himeno_sweep_kind][prefetch]; 0 where none ran */
+  double trial_s[HIMENO_SWEEP_KINDS][2];
   size_t coef_group;   /* floats from a block's group to its next group */
   size_t coef_block;   /* floats from a block's group to the next block's */
   size_t coef_per_row; /* floats from a row's coefficients to the next row's */
@@ -84,12 +90,17 @@ void himeno_free(Himeno *h);
 double himeno_iterate(FbContext *ctx, Himeno *h);
 /* Sweep of the local interior; returns the local sum of ss^2. */
 double himeno_sweep(const Himeno *h, const float *p, float *pnew);
+/* 1 where the build has the split layout's 512-bit sweep */
+int himeno_wide_available(void);
 /* kernel.c: the coefficient layout */
 /* sets h->coef_split and the distances; returns the floats to allocate */
 size_t himeno_coef_layout(Himeno *h, int split);
 void himeno_coef_fill(Himeno *h, const float value[CO_COUNT]);
 /* setup.c: the coefficients in that layout, with the original's values */
 void himeno_coef_use(Himeno *h, int split);
+/* the variant that runs (HIMENO_ONE_STREAM...), and the switch to one */
+int himeno_sweep_kind(const Himeno *h);
+void himeno_use_sweep_kind(Himeno *h, int kind);
 float *himeno_coef_at(Himeno *h, int f, int i, int j, int k);
 double himeno_interior_points(const Himeno *h);
 void himeno_checksum(FbContext *ctx, Himeno *h);

@@ -91,6 +91,24 @@ typedef struct {
 #else
 #define STREAMING_WIDTH
 #endif
+/* Where the build has AVX-512 (GCC on x86), the split layout's sweep is
+ * compiled in 512-bit vectors too, and --vector-width auto (run.c) times
+ * both. On a Zen 4 VM (EPYC family 25 model 17; 6 December 2026, bmt's own
+ * trial, each variant timed 8 times alternated in one process, best of
+ * each, three runs a row) 512 bits were faster: L 2-4% on one rank and 0-2%
+ * on two, M 1-6%, S 4-10% (a loop reading himeno's nine rows of p and its
+ * three coefficient arrays and writing one streamed 26-28 GB/s in 512-bit
+ * vectors, 25-26 in 256-bit ones); on the Zen 5 VM above they were 25-40%
+ * slower. Same bits either way. */
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__)) &&      \
+    defined(__AVX512F__)
+#define HAVE_WIDE_SWEEP 1
+#define WIDE_WIDTH      __attribute__((target("prefer-vector-width=512")))
+#else
+#define HAVE_WIDE_SWEEP 0
+#endif
+
+int himeno_wide_available(void) { return HAVE_WIDE_SWEEP; }
 
 size_t himeno_coef_layout(Himeno *h, int split) {
   const int n0 = h->decomp.n[0], n1 = h->decomp.n[1], n2 = h->decomp.n[2];
@@ -248,11 +266,17 @@ SWEEP_FUNCTION(sweep_cached, , STREAM_GROUP, STREAM_BLOCK, 0, 1)
 SWEEP_FUNCTION(sweep_cached_hw, , STREAM_GROUP, STREAM_BLOCK, 0, 0)
 SWEEP_FUNCTION(sweep_streamed, STREAMING_WIDTH, h->coef_group, h->coef_block, 1, 1)
 SWEEP_FUNCTION(sweep_streamed_hw, STREAMING_WIDTH, h->coef_group, h->coef_block, 1, 0)
+#if HAVE_WIDE_SWEEP
+SWEEP_FUNCTION(sweep_wide, WIDE_WIDTH, h->coef_group, h->coef_block, 1, 1)
+SWEEP_FUNCTION(sweep_wide_hw, WIDE_WIDTH, h->coef_group, h->coef_block, 1, 0)
+#endif
 
 double himeno_sweep(const Himeno *h, const float *p, float *pnew) {
-  if (h->coef_split)
-    return h->prefetch ? sweep_streamed(h, p, pnew) : sweep_streamed_hw(h, p, pnew);
-  return h->prefetch ? sweep_cached(h, p, pnew) : sweep_cached_hw(h, p, pnew);
+  if (!h->coef_split) return h->prefetch ? sweep_cached(h, p, pnew) : sweep_cached_hw(h, p, pnew);
+#if HAVE_WIDE_SWEEP
+  if (h->wide) return h->prefetch ? sweep_wide(h, p, pnew) : sweep_wide_hw(h, p, pnew);
+#endif
+  return h->prefetch ? sweep_streamed(h, p, pnew) : sweep_streamed_hw(h, p, pnew);
 }
 
 double himeno_iterate(FbContext *ctx, Himeno *h) {

@@ -6,15 +6,21 @@
 #include <stdio.h>
 #include <string.h>
 
-/* the sweep's four variants, [split][prefetch]: the header's and the
- * record's name, and the record's key for the trial's time */
-static const char *const sweep_names[2][2] = {
+/* the sweep's variants, [himeno_sweep_kind][prefetch]: the header's and
+ * the record's name, and the record's key for the trial's time */
+static const char *const sweep_names[HIMENO_SWEEP_KINDS][2] = {
     {"one stream, hardware prefetchers alone", "one stream, prefetched into L1"},
-    {"three arrays, hardware prefetchers alone", "three arrays, prefetched into L2 and then L1"}};
-static const char *const trial_keys[2][2] = {
+    {"three arrays, hardware prefetchers alone", "three arrays, prefetched into L2 and then L1"},
+    {"three arrays in 512-bit vectors, hardware prefetchers alone",
+     "three arrays in 512-bit vectors, prefetched into L2 and then L1"}};
+static const char *const trial_keys[HIMENO_SWEEP_KINDS][2] = {
     {"trial_stream_hardware_s", "trial_stream_prefetched_s"},
-    {"trial_split_hardware_s", "trial_split_prefetched_s"}};
-static const char *const layout_words[2] = {"one stream", "three arrays"};
+    {"trial_split_hardware_s", "trial_split_prefetched_s"},
+    {"trial_split512_hardware_s", "trial_split512_prefetched_s"}};
+static const char *const layout_words[HIMENO_SWEEP_KINDS] = {"one stream", "three arrays",
+                                                             "three arrays in 512 bits"};
+/* the record's params.vector_width: the one-stream sweep has the build's */
+static const char *const width_words[HIMENO_SWEEP_KINDS] = {"native", "256", "512"};
 static const char *const trial_words[2] = {"hardware alone", "prefetched"};
 
 void himeno_print_header(FbContext *ctx, const Himeno *h) {
@@ -27,62 +33,72 @@ void himeno_print_header(FbContext *ctx, const Himeno *h) {
            h->decomp.dims[0], h->decomp.dims[1], h->decomp.dims[2], grid, ctx->size, ctx->threads);
   char trial[256] = ""; /* the trial's times, where one ran */
   size_t used = 0;
-  for (int split = 0; split < 2; split++)
+  for (int kind = 0; kind < HIMENO_SWEEP_KINDS; kind++)
     for (int pf = 1; pf >= 0; pf--)
-      if (h->trial_s[split][pf] > 0 && used < sizeof trial) {
-        const int first_of_layout = pf == 1 || h->trial_s[split][1] == 0;
+      if (h->trial_s[kind][pf] > 0 && used < sizeof trial) {
+        const int first_of_kind = pf == 1 || h->trial_s[kind][1] == 0;
         used += (size_t)snprintf(trial + used, sizeof trial - used, "%s%s %.3f %s",
-                                 used ? (first_of_layout ? "; " : ",") : "; ms a sweep: ",
-                                 first_of_layout ? layout_words[split] : "",
-                                 1e3 * h->trial_s[split][pf], trial_words[pf]);
+                                 used ? (first_of_kind ? "; " : ",") : "; ms a sweep: ",
+                                 first_of_kind ? layout_words[kind] : "",
+                                 1e3 * h->trial_s[kind][pf], trial_words[pf]);
       }
-  fb_print(ctx, " Coefficients: %s (--layout %s --prefetch %s%s)\n",
-           sweep_names[h->coef_split][h->prefetch], h->layout_name, h->prefetch_name, trial);
+  fb_print(ctx, " Coefficients: %s (--layout %s --vector-width %s --prefetch %s%s)\n",
+           sweep_names[himeno_sweep_kind(h)][h->prefetch], h->layout_name, h->width_name,
+           h->prefetch_name, trial);
 }
 
-/* --layout auto and --prefetch auto: the sweep timed in each coefficient
- * layout and with and without its prefetches, TRIAL_ROUNDS times each, on
- * every rank at once (ranks that share a cache share it as in the run); the
- * slowest rank's best time a sweep decides. A timing covers at least
- * TRIAL_POINTS points a rank (several sweeps of a small grid): milliseconds,
- * far above the clock's resolution. Which layout wins depends on whether
- * the node's cache holds its ranks' coefficients, and whether prefetching
- * pays on the CPU (kernel.c); the field is the same either way, and the
- * rehearsal starts again from the initial state. */
+/* --layout, --vector-width and --prefetch auto: the sweep timed in each
+ * variant they leave open (kernel.c: the coefficient layout, the split
+ * layout's vector width, with and without its prefetches), TRIAL_ROUNDS
+ * times each, on every rank at once (ranks that share a cache share it as
+ * in the run); the slowest rank's best time a sweep decides. A timing
+ * covers at least TRIAL_POINTS points a rank (several sweeps of a small
+ * grid): milliseconds, far above the clock's resolution. Which variant wins
+ * depends on whether the node's cache holds its ranks' coefficients and on
+ * the CPU (kernel.c); the field is the same either way, and the rehearsal
+ * starts again from the initial state. */
 #define TRIAL_ROUNDS 2
 #define TRIAL_POINTS (1 << 22)
+static int trial_candidate(const Himeno *h, int kind, int pf, int first_split, int first_prefetch) {
+  const int split = kind != HIMENO_ONE_STREAM;
+  if (strcmp(h->layout_name, "auto") && split != first_split) return 0;
+  if (kind == HIMENO_SPLIT_WIDE && !himeno_wide_available()) return 0;
+  if (split && strcmp(h->width_name, "auto") && (kind == HIMENO_SPLIT_WIDE) != h->wide) return 0;
+  return !strcmp(h->prefetch_name, "auto") || pf == first_prefetch;
+}
+
 void himeno_choose_sweep(FbContext *ctx, Himeno *h) {
-  const int layout_auto = !strcmp(h->layout_name, "auto");
-  const int prefetch_auto = !strcmp(h->prefetch_name, "auto");
-  if (!layout_auto && !prefetch_auto) return;
+  const int first_split = h->coef_split, first_prefetch = h->prefetch;
+  int candidates = 0;
+  for (int kind = 0; kind < HIMENO_SWEEP_KINDS; kind++)
+    for (int pf = 0; pf < 2; pf++)
+      candidates += trial_candidate(h, kind, pf, first_split, first_prefetch);
+  if (candidates < 2) return;
   const double per_rank = himeno_interior_points(h) / ctx->size;
   const long long sweeps = (long long)ceil(TRIAL_POINTS / per_rank);
-  const int first_split = h->coef_split, first_prefetch = h->prefetch;
-  int best_split = first_split, best_prefetch = first_prefetch;
+  int best_kind = -1, best_prefetch = first_prefetch;
   for (int round = 0; round < TRIAL_ROUNDS; round++)
-    for (int split = 0; split < 2; split++) {
-      if (!layout_auto && split != first_split) continue;
-      if (split != h->coef_split) himeno_coef_use(h, split);
+    for (int kind = 0; kind < HIMENO_SWEEP_KINDS; kind++)
       for (int pf = 0; pf < 2; pf++) {
-        if (!prefetch_auto && pf != first_prefetch) continue;
+        if (!trial_candidate(h, kind, pf, first_split, first_prefetch)) continue;
+        himeno_use_sweep_kind(h, kind);
         h->prefetch = pf;
         fb_barrier(ctx, FB_NO_PHASE); /* set-up: untimed, as the other set-up collectives */
         const double start = fb_now();
         for (long long s = 0; s < sweeps; s++) himeno_sweep(h, h->p, h->pnew);
         const double t = fb_allreduce_max(ctx, FB_NO_PHASE, (fb_now() - start) / (double)sweeps);
-        double *kept = &h->trial_s[split][pf];
+        double *kept = &h->trial_s[kind][pf];
         if (round == 0 || t < *kept) *kept = t;
       }
-    }
-  for (int split = 0; split < 2; split++)
+  for (int kind = 0; kind < HIMENO_SWEEP_KINDS; kind++)
     for (int pf = 0; pf < 2; pf++)
-      if (h->trial_s[split][pf] > 0 &&
-          h->trial_s[split][pf] < h->trial_s[best_split][best_prefetch]) {
-        best_split = split;
+      if (h->trial_s[kind][pf] > 0 &&
+          (best_kind < 0 || h->trial_s[kind][pf] < h->trial_s[best_kind][best_prefetch])) {
+        best_kind = kind;
         best_prefetch = pf;
       }
+  himeno_use_sweep_kind(h, best_kind);
   h->prefetch = best_prefetch;
-  if (best_split != h->coef_split) himeno_coef_use(h, best_split);
 }
 
 static double mflops(const Himeno *h, long long iterations, double seconds) {
@@ -158,12 +174,14 @@ void himeno_fill_result(const FbContext *ctx, const Himeno *h, FbResult *r, char
   fb_result_param_str(
       r, "kernel",
       "jacobi19, p/pnew swap, float, coefficients in sweep order (one stream or three arrays, "
-      "--layout; prefetched or not, --prefetch), gosa in 16 lanes of double");
-  fb_result_param_str(r, "coefficients", sweep_names[h->coef_split][h->prefetch]);
-  for (int split = 0; split < 2; split++) /* --layout auto and --prefetch auto's trial */
+      "--layout; three arrays in 256- or 512-bit vectors, --vector-width; prefetched or not, "
+      "--prefetch), gosa in 16 lanes of double");
+  const int kind = himeno_sweep_kind(h);
+  fb_result_param_str(r, "coefficients", sweep_names[kind][h->prefetch]);
+  fb_result_param_str(r, "vector_width", width_words[kind]);
+  for (int k = 0; k < HIMENO_SWEEP_KINDS; k++) /* the auto options' trial */
     for (int pf = 0; pf < 2; pf++)
-      if (h->trial_s[split][pf] > 0)
-        fb_result_param_double(r, trial_keys[split][pf], h->trial_s[split][pf]);
+      if (h->trial_s[k][pf] > 0) fb_result_param_double(r, trial_keys[k][pf], h->trial_s[k][pf]);
   snprintf(json, len,
            "{\"gosa\":%.17g,\"gosa_iteration_1\":%.17g,\"checksum\":%.17g,"
            "\"checksum_weighted\":%.17g,\"iterations\":%lld,\"score_pentium3\":%.17g}",

@@ -48,6 +48,11 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
   fb_option_string(ctx, "layout", 0, &h->layout_name, "LAYOUT",
                    "the coefficients in one stream, in three arrays (split), or auto: time both, "
                    "keep the faster (the field is the same)");
+  h->width_name = "auto";
+  fb_option_string(ctx, "vector-width", 0, &h->width_name, "WIDTH",
+                   "the three-array sweep in vectors of 256 bits at most (256), of 512 (512, "
+                   "builds with AVX-512), or auto: time both, keep the faster (the field is the "
+                   "same)");
   h->prefetch_name = "auto";
   fb_option_string(ctx, "prefetch", 0, &h->prefetch_name, "WHEN",
                    "the sweep prefetches the coefficients and p (on), leaves it to the CPU's "
@@ -61,6 +66,17 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
             h->size_name);
   fb_option_one_of(ctx, "layout", h->layout_name, "auto", "stream", "split");
   fb_option_one_of(ctx, "prefetch", h->prefetch_name, "auto", "on", "off");
+  fb_option_one_of(ctx, "vector-width", h->width_name, "auto", "256", "512");
+  h->wide = !strcmp(h->width_name, "512");
+  if (h->wide && !himeno_wide_available())
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "option --vector-width: 512 needs a build by GCC for x86 with AVX-512 (this build "
+            "has 256-bit vectors at most)");
+  if (!strcmp(h->layout_name, "stream") && strcmp(h->width_name, "auto"))
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "options --layout stream and --vector-width %s: the width is the three-array "
+            "sweep's (the one-stream sweep has the build's)",
+            h->width_name);
   h->prefetch = strcmp(h->prefetch_name, "off") != 0;
 }
 
@@ -129,6 +145,16 @@ void himeno_coef_use(Himeno *h, int split) {
   himeno_coef_layout(h, split);
   himeno_coef_fill(h, coefficient_values);
   if (h->coef_perturb) *himeno_coef_at(h, CO_A3, 1, 1, 1) *= 1.01f; /* a wrong answer for tests */
+}
+
+int himeno_sweep_kind(const Himeno *h) {
+  return !h->coef_split ? HIMENO_ONE_STREAM : h->wide ? HIMENO_SPLIT_WIDE : HIMENO_SPLIT;
+}
+
+void himeno_use_sweep_kind(Himeno *h, int kind) {
+  const int split = kind != HIMENO_ONE_STREAM;
+  if (split != h->coef_split) himeno_coef_use(h, split);
+  if (split) h->wide = kind == HIMENO_SPLIT_WIDE;
 }
 
 void himeno_free(Himeno *h) {

@@ -32,34 +32,53 @@ himeno_case "grid 3x2x1" 6 1 --grid 3x2x1
 # The coefficients' two layouts and the sweep with and without its
 # prefetches (kernel.c): the field must not depend on either, and each record
 # must say which ran.
-split_case() { # NP LAYOUT [PREFETCH]: prints STATUS:CHECKSUM of a 62x62x66 run on NP ranks
+split_case() { # NP LAYOUT [PREFETCH [WIDTH]]: prints STATUS:CHECKSUM of a 62x62x66 run on NP ranks
   rm -f "$REC"
-  OMP_NUM_THREADS=1 mpi "$1" $BMT -s 62x62x66 -n 20 --layout "$2" --prefetch "${3:-on}" --json "$REC"
+  OMP_NUM_THREADS=1 mpi "$1" $BMT -s 62x62x66 -n 20 --layout "$2" --prefetch "${3:-on}" \
+    --vector-width "${4:-auto}" --json "$REC"
   json "$REC" '"%s:%r" % (r["validation"]["status"], r["results"]["checksum_weighted"])'
 }
 layout() { json "$REC" 'r["params"]["coefficients"]'; }
-split_1=$(split_case 1 split); layout_1=$(layout)
+split_1=$(split_case 1 split on 256); layout_1=$(layout)
 split_2=$(split_case 2 stream); layout_2=$(layout)
 stream_1=$(split_case 1 stream off); layout_3=$(layout)
-split_off=$(split_case 2 split off); layout_4=$(layout)
+split_off=$(split_case 2 split off 256); layout_4=$(layout)
 check "himeno 62x62x66: the same field in three arrays, prefetched (1 rank: $layout_1), in one stream (2 ranks: $layout_2; 1 rank: $layout_3) and in three arrays, not prefetched (2 ranks: $layout_4): $split_1 $split_2 $stream_1 $split_off" \
   sh -c '[ "$1" = "$2" ] && [ "$1" = "$3" ] && [ "$1" = "$4" ] && [ "${1%%:*}" = PASS ] && [ "$5" = "three arrays, prefetched into L2 and then L1" ] && [ "$6" = "one stream, prefetched into L1" ] && [ "$7" = "one stream, hardware prefetchers alone" ] && [ "$8" = "three arrays, hardware prefetchers alone" ]' \
   _ "$split_1" "$split_2" "$stream_1" "$split_off" "$layout_1" "$layout_2" "$layout_3" "$layout_4"
-# --layout auto and --prefetch auto (the defaults) time each variant they
-# leave open and keep the fastest: the record gives the times of those, and
-# only those, and the variant that won; the field is the same.
+# The split layout's sweep in 512-bit vectors: built where the compiler is
+# GCC and the build's flags give AVX-512 (kernel.c), refused elsewhere.
+flags=$($BMT --version | sed -n 's/^flags: //p')
+defines=$(${MPICC:-mpicc} $flags -dM -E -x c /dev/null 2>/dev/null)
+wide=false
+case "$defines" in *__clang__*) ;; *__AVX512F__*) wide=true ;; esac
+split_512=$(split_case 2 split on 512)
+if [ "$wide" = true ]; then
+  check "himeno 62x62x66 in three arrays in 512-bit vectors (2 ranks: $(layout), vector_width $(json "$REC" 'r["params"]["vector_width"]')): the same field, $split_512" \
+    [ "$split_512" = "$split_1" -a "$(layout)" = "three arrays in 512-bit vectors, prefetched into L2 and then L1" -a "$(json "$REC" 'r["params"]["vector_width"]')" = 512 ]
+else
+  check "himeno --vector-width 512 without AVX-512 in the build ($flags): exit 2, the reason named" \
+    grep -q '^bmt: error: option --vector-width: 512 needs a build by GCC for x86 with AVX-512' "$OUT_FILE"
+fi
+# --layout, --vector-width and --prefetch auto (the defaults) time each
+# variant they leave open and keep the fastest: the record gives the times
+# of those, and only those, the variant that won and its width; the field
+# is the same.
 TRIALS='{k[6:-2]: v for k, v in r["params"].items() if k.startswith("trial_")}'
-WORDS='{"stream_hardware": "one stream, hardware", "stream_prefetched": "one stream, prefetched", "split_hardware": "three arrays, hardware", "split_prefetched": "three arrays, prefetched"}'
-for args in "1 auto auto" "2 auto auto" "1 split auto" "2 auto off"; do
+WORDS='{"stream_hardware": ("one stream, hardware", "native"), "stream_prefetched": ("one stream, prefetched", "native"), "split_hardware": ("three arrays, hardware", "256"), "split_prefetched": ("three arrays, prefetched", "256"), "split512_hardware": ("three arrays in 512-bit vectors, hardware", "512"), "split512_prefetched": ("three arrays in 512-bit vectors, prefetched", "512")}'
+WON="(lambda t: $WORDS[min(t, key=t.get)])($TRIALS)"
+for args in "1 auto auto auto" "2 auto auto auto" "1 split auto auto" "2 auto off auto" "1 split auto 256"; do
   set -- $args
-  case "$2 $3" in
-    "auto auto") want="split_hardware split_prefetched stream_hardware stream_prefetched" ;;
-    "split auto") want="split_hardware split_prefetched" ;;
-    "auto off") want="split_hardware stream_hardware" ;;
+  wide_pair=""; [ "$wide" = true ] && wide_pair=" split512_hardware split512_prefetched"
+  case "$2 $3 $4" in
+    "auto auto auto") want="split_hardware split_prefetched$wide_pair stream_hardware stream_prefetched" ;;
+    "split auto auto") want="split_hardware split_prefetched$wide_pair" ;;
+    "auto off auto") want="split_hardware${wide_pair:+ split512_hardware} stream_hardware" ;;
+    "split auto 256") want="split_hardware split_prefetched" ;;
   esac
-  auto=$(split_case "$1" "$2" "$3")
-  check "himeno 62x62x66 --layout $2 --prefetch $3, $1 rank(s): $want timed, the fastest kept ($(layout); $(json "$REC" "$TRIALS")), field $auto" \
-    [ "$(json "$REC" "(lambda t: ' '.join(sorted(t)) == '$want' and min(t.values()) > 0 and $WORDS[min(t, key=t.get)] == r['params']['coefficients'][:len($WORDS[min(t, key=t.get)])])($TRIALS)")" = true -a "$auto" = "$split_1" ]
+  auto=$(split_case "$1" "$2" "$3" "$4")
+  check "himeno 62x62x66 --layout $2 --prefetch $3 --vector-width $4, $1 rank(s): $want timed, the fastest kept ($(layout); $(json "$REC" "$TRIALS")), field $auto" \
+    [ "$(json "$REC" "(lambda t, won: sorted(t) == sorted('$want'.split()) and min(t.values()) > 0 and r['params']['coefficients'].startswith(won[0]) and r['params']['vector_width'] == won[1])($TRIALS, $WON)")" = true -a "$auto" = "$split_1" ]
 done
 
 # OMP_NUM_THREADS unset: the node's cores are shared out among its ranks
