@@ -97,8 +97,8 @@ typedef struct {
  * trial, each variant timed 8 times alternated in one process, best of
  * each, three runs a row) 512 bits were faster: L 2-4% on one rank and 0-2%
  * on two, M 1-6%, S 4-10% (a loop reading himeno's nine rows of p and its
- * three coefficient arrays and writing one streamed 26-28 GB/s in 512-bit
- * vectors, 25-26 in 256-bit ones); on the Zen 5 VM above they were 25-40%
+ * three coefficient arrays and writing one streamed 27-28.5 GB/s in 512-bit
+ * vectors, 25.5-26.5 in 256-bit ones); on the Zen 5 VM above they were 25-40%
  * slower. Same bits either way. */
 #if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__)) &&      \
     defined(__AVX512F__)
