@@ -191,9 +191,10 @@ void fb_agree_root(FbContext *ctx, int root_code, const char *root_msg);
 /* Unrecoverable on this rank alone: message naming the rank, then MPI_Abort. */
 void fb_abort(FbContext *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
-/* Allocation that reports failure instead of crashing (NULL on failure);
- * from FB_HUGE_PAGE bytes up, aligned to it and its whole pages marked for
- * transparent huge pages (context.c says why). */
+/* Allocation that reports failure instead of crashing (NULL on failure),
+ * aligned to 64 bytes at least; from FB_HUGE_PAGE bytes up, to a huge page
+ * and its whole pages marked for transparent huge pages (context.c says
+ * why). */
 #define FB_HUGE_PAGE (2u << 20)
 void *fb_alloc(size_t bytes);
 /* fb_alloc with the pages chosen: huge 1 as fb_alloc; huge 0 refuses
@@ -319,9 +320,10 @@ void fb_decomp_grid_string(const FbDecomp *d, char *buf, size_t len);
 
 /* -------------------------------------------------------------- halo exchange */
 /* Fields are local arrays of (n[0]+2w) x (n[1]+2w) x (n[2]+2w) elements, the
- * last index fastest (or n[a] + 2 pad[a] with fb_halo_init_ex). Exchanges
- * run dimension by dimension over the full extent of the other two, so
- * edges and corners are filled too. */
+ * last index fastest (or n[a] + 2 pad[a] with fb_halo_init_ex, whose rows
+ * along the last index may end in a tail of padding). Exchanges run
+ * dimension by dimension over the full extent of the other two, so edges
+ * and corners are filled too. */
 typedef struct {
   const FbDecomp *d;
   int width, nfields;
@@ -330,6 +332,7 @@ typedef struct {
   MPI_Datatype type;
   size_t elem;
   int ext[3];
+  int tail; /* elements ending each row along the last index, neither owned nor exchanged */
   void *sendbuf[3][2], *recvbuf[3][2];
   size_t face_count[3]; /* elements per face per field */
   MPI_Request req[3][4];
@@ -343,10 +346,14 @@ int fb_halo_init(FbHalo *h, const FbDecomp *d, int width, MPI_Datatype type, int
  * with no neighbour (one rank, no period), where nothing is exchanged.
  * Faces span only the owned layers along each dimension whose bit is set
  * in interior_mask (halo layers there are not exchanged: e.g. the vertical
- * boundary layers of column-decomposed models). Returns 0, FB_EXIT_USAGE
- * for a pad too thin, FB_EXIT_RUNTIME out of memory. */
+ * boundary layers of column-decomposed models). Rows along the last index
+ * are row_multiple elements apart or a multiple of it (ext[2] rounded up;
+ * the tail is neither owned nor exchanged), so that with a suitably offset
+ * base each row's points start at the same alignment; 1 = no tail.
+ * Returns 0, FB_EXIT_USAGE for a pad too thin or row_multiple < 1,
+ * FB_EXIT_RUNTIME out of memory. */
 int fb_halo_init_ex(FbHalo *h, const FbDecomp *d, int width, const int pad[3], int interior_mask,
-                    MPI_Datatype type, int nfields);
+                    int row_multiple, MPI_Datatype type, int nfields);
 void fb_halo_free(FbHalo *h);
 /* Exchange nfields fields (as given at init); timed and counted under phase. */
 void fb_halo_exchange(FbHalo *h, void *const *fields, FbTimers *t, int phase);

@@ -10,7 +10,7 @@ enum { TAG_UP = 7100, TAG_DOWN = 7200 };
 
 int fb_halo_init(FbHalo *h, const FbDecomp *d, int width, MPI_Datatype type, int nfields) {
   const int pad[3] = {width, width, width};
-  return fb_halo_init_ex(h, d, width, pad, 0, type, nfields);
+  return fb_halo_init_ex(h, d, width, pad, 0, 1, type, nfields);
 }
 
 /* Nothing crosses a dimension of one rank with no period: no halo needed. */
@@ -18,9 +18,22 @@ static int no_neighbour(const FbDecomp *d, int a) {
   return d->nbr_lo[a] == MPI_PROC_NULL && d->nbr_hi[a] == MPI_PROC_NULL;
 }
 
+/* The layers along b that faces carry: the owned ones (interior_mask), or
+ * all but the rows' tail. */
+static void face_span(const FbHalo *h, int b, int *lo, int *hi) {
+  if (h->interior_mask >> b & 1) {
+    *lo = h->pad[b];
+    *hi = h->pad[b] + h->d->n[b];
+  } else {
+    *lo = 0;
+    *hi = h->ext[b] - (b == 2 ? h->tail : 0);
+  }
+}
+
 int fb_halo_init_ex(FbHalo *h, const FbDecomp *d, int width, const int pad[3], int interior_mask,
-                    MPI_Datatype type, int nfields) {
+                    int row_multiple, MPI_Datatype type, int nfields) {
   memset(h, 0, sizeof *h);
+  if (row_multiple < 1) return FB_EXIT_USAGE;
   for (int a = 0; a < 3; a++)
     if (pad[a] < 0 || (pad[a] < width && !no_neighbour(d, a))) return FB_EXIT_USAGE;
   h->interior_mask = interior_mask;
@@ -33,11 +46,13 @@ int fb_halo_init_ex(FbHalo *h, const FbDecomp *d, int width, const int pad[3], i
   MPI_Type_size(type, &elem);
   h->elem = (size_t)elem;
   for (int a = 0; a < 3; a++) h->ext[a] = d->n[a] + 2 * pad[a];
+  h->tail = (row_multiple - h->ext[2] % row_multiple) % row_multiple;
+  h->ext[2] += h->tail;
   for (int a = 0; a < 3; a++) {
-    int b1 = (a + 1) % 3, b2 = (a + 2) % 3;
-    size_t lb = (interior_mask >> b1 & 1) ? (size_t)d->n[b1] : (size_t)h->ext[b1];
-    size_t lc = (interior_mask >> b2 & 1) ? (size_t)d->n[b2] : (size_t)h->ext[b2];
-    h->face_count[a] = (size_t)width * lb * lc;
+    int lo[3], hi[3];
+    for (int b = 0; b < 3; b++) face_span(h, b, &lo[b], &hi[b]);
+    const int b1 = (a + 1) % 3, b2 = (a + 2) % 3;
+    h->face_count[a] = (size_t)width * (size_t)(hi[b1] - lo[b1]) * (size_t)(hi[b2] - lo[b2]);
     size_t count = h->face_count[a] * nfields;
     for (int s = 0; s < 2; s++) {
       h->sendbuf[a][s] = fb_alloc(count * h->elem);
@@ -74,12 +89,8 @@ void fb_halo_free(FbHalo *h) {
  * elements, copied element-wise rather than through memcpy calls. */
 static void copy_slab(const FbHalo *h, char *field, char *buf, int axis, int first, int to_buf) {
   const int *e = h->ext;
-  int lo[3] = {0, 0, 0}, hi[3] = {e[0], e[1], e[2]};
-  for (int b = 0; b < 3; b++)
-    if (h->interior_mask >> b & 1) { /* only the owned layers along b */
-      lo[b] = h->pad[b];
-      hi[b] = h->pad[b] + h->d->n[b];
-    }
+  int lo[3], hi[3];
+  for (int b = 0; b < 3; b++) face_span(h, b, &lo[b], &hi[b]);
   lo[axis] = first;
   hi[axis] = first + h->width;
   size_t run = (size_t)(hi[2] - lo[2]) * h->elem;

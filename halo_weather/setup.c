@@ -157,10 +157,10 @@ void wx_setup(FbContext *ctx, Weather *w) {
    * row the owned row only: nothing reads the y halo) */
   const int columns = 1 << 2 | (w->flat ? 1 << 1 : 0);
   int halo_bad =
-      fb_halo_init_ex(&w->halo3, &w->decomp, WX_HALO, pads, columns, MPI_DOUBLE, NFIELDS) ||
-      fb_halo_init_ex(&w->halo1_uv, &w->decomp, 1, pads, columns, MPI_DOUBLE, 2) ||
+      fb_halo_init_ex(&w->halo3, &w->decomp, WX_HALO, pads, columns, 1, MPI_DOUBLE, NFIELDS) ||
+      fb_halo_init_ex(&w->halo1_uv, &w->decomp, 1, pads, columns, 1, MPI_DOUBLE, 2) ||
       (!strcmp(w->halo_mode, "per_field") &&
-       fb_halo_init_ex(&w->halo_single, &w->decomp, WX_HALO, pads, columns, MPI_DOUBLE, 1));
+       fb_halo_init_ex(&w->halo_single, &w->decomp, WX_HALO, pads, columns, 1, MPI_DOUBLE, 1));
   fb_agree(ctx, halo_bad ? FB_EXIT_RUNTIME : 0,
            "out of memory for the halo buffers"); /* every rank calls it */
   base_state(w);

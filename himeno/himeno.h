@@ -44,6 +44,9 @@ enum { HIMENO_ONE_STREAM, HIMENO_SPLIT, HIMENO_SPLIT_WIDE, HIMENO_SWEEP_KINDS };
  * land in distinct sets of a 4 KiB-way L1 (sizes such as 64x64x128 put
  * every array a multiple of the cache's way size apart) */
 #define HIMENO_STAGGER_BYTES 320
+/* Each row's points (k = 1..) start a cache line of this many bytes
+ * (setup.c), which the sweep's non-temporal stores need (kernel.c) */
+#define HIMENO_ROW_BYTES 64
 
 typedef struct {
   /* parameters */
@@ -55,6 +58,7 @@ typedef struct {
   const char *layout_name;   /* --layout: auto, stream or split */
   const char *prefetch_name; /* --prefetch: auto, on or off */
   const char *width_name;    /* --vector-width: auto, 256 or 512 */
+  const char *nt_name;       /* --nt-stores: auto, on or off */
   /* geometry */
   FbDecomp decomp;
   FbHalo halo;
@@ -69,9 +73,10 @@ typedef struct {
   int coef_perturb; /* test hook himeno_perturb: a wrong coefficient */
   int prefetch;     /* the sweep prefetches (else the hardware prefetchers alone) */
   int wide;         /* the split layout's sweep in 512-bit vectors (else 256 at most) */
-  /* --layout, --vector-width and --prefetch auto's trial: the slowest rank's
-   * best seconds a sweep, [himeno_sweep_kind][prefetch]; 0 where none ran */
-  double trial_s[HIMENO_SWEEP_KINDS][2];
+  int nt;           /* the new field written with non-temporal stores (else through the caches) */
+  /* the auto options' trial: the slowest rank's best seconds a sweep,
+   * [himeno_sweep_kind][prefetch][nt]; 0 where none ran */
+  double trial_s[HIMENO_SWEEP_KINDS][2][2];
   size_t coef_group;   /* floats from a block's group to its next group */
   size_t coef_block;   /* floats from a block's group to the next block's */
   size_t coef_per_row; /* floats from a row's coefficients to the next row's */
@@ -90,8 +95,9 @@ void himeno_free(Himeno *h);
 double himeno_iterate(FbContext *ctx, Himeno *h);
 /* Sweep of the local interior; returns the local sum of ss^2. */
 double himeno_sweep(const Himeno *h, const float *p, float *pnew);
-/* 1 where the build has the split layout's 512-bit sweep */
-int himeno_wide_available(void);
+/* 1 where the build has that variant (HIMENO_ONE_STREAM..., non-temporal
+ * stores or not): the 512-bit sweep needs AVX-512, the stores AVX */
+int himeno_sweep_available(int kind, int nt);
 /* kernel.c: the coefficient layout */
 /* sets h->coef_split and the distances; returns the floats to allocate */
 size_t himeno_coef_layout(Himeno *h, int split);

@@ -108,7 +108,26 @@ typedef struct {
 #define HAVE_WIDE_SWEEP 0
 #endif
 
-int himeno_wide_available(void) { return HAVE_WIDE_SWEEP; }
+/* The new field may be written with non-temporal stores (x86 with AVX):
+ * whole 64-byte lines, past the caches, so no line of it is read from
+ * memory first to be overwritten (a write-allocate, 4 of the 60 bytes a
+ * point moves at L), and none displaces a coefficient's. Each row's points
+ * start a line (setup.c: rows padded to HIMENO_ROW_BYTES, the fields' base
+ * offset by one float), so each full block is one line. Measured on a Zen 4
+ * VM (EPYC family 25 model 17; 7 December 2026, bmt -n 40 or -t 1.5,
+ * alternating, one binary): L 3.5-5% faster on one rank and 2-6% on two
+ * (three arrays, 512-bit, prefetched), 4-6% on a 1x1x2 grid (rows padded
+ * from 257 to 272 floats, the padding alone neutral); M 0-6%, S 1-2% on
+ * one rank; on two, S 0-9% (three arrays) and 13-22% (one stream), XS -6
+ * to +12%. So each sweep is compiled with and without them, and --nt-stores
+ * auto (run.c) times both; neither changes a bit of the field. */
+#if defined(__AVX__)
+#include <immintrin.h>
+#define HAVE_NT_SWEEP 1
+_Static_assert(BLOCK * sizeof(float) == HIMENO_ROW_BYTES, "a block is one line");
+#else
+#define HAVE_NT_SWEEP 0
+#endif
 
 size_t himeno_coef_layout(Himeno *h, int split) {
   const int n0 = h->decomp.n[0], n1 = h->decomp.n[1], n2 = h->decomp.n[2];
@@ -180,7 +199,7 @@ static const double first_lanes[2 * BLOCK] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
                                               0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 static INLINE void sweep_block(const StencilRows *p, const float *restrict cb, size_t gs, int k0,
-                               int valid, float *restrict out, double *restrict lanes) {
+                               int valid, int nt, float *restrict out, double *restrict lanes) {
   float t[BLOCK], v[BLOCK];
   const double *w = first_lanes + BLOCK - valid; /* 1 for the valid lanes */
   const float omega = HIMENO_OMEGA;
@@ -193,15 +212,27 @@ static INLINE void sweep_block(const StencilRows *p, const float *restrict cb, s
     v[l] = p->c[k] + omega * ss;
     lanes[l] += (double)ss * (double)ss * w[l]; /* padding lanes are finite: exact */
   }
+#if HAVE_NT_SWEEP
+  if (nt && valid == BLOCK) { /* one aligned line (sweep_row) */
+    _mm256_stream_ps(out + k0, _mm256_loadu_ps(v));
+    _mm256_stream_ps(out + k0 + 8, _mm256_loadu_ps(v + 8));
+    return;
+  }
+#else
+  (void)nt;
+#endif
   memcpy(out + k0, v, (size_t)valid * sizeof *v);
 }
 
 /* One row, k = 1..n; gs and bs: the layout's group and block distances;
  * split: the layout, which says what is prefetched and where to; prefetch:
- * whether to (literals in each caller). */
+ * whether to; nt: non-temporal stores (literals in each caller), on rows
+ * whose points start a line (all, setup.c; checked, as a misaligned one
+ * would fault). */
 static INLINE void sweep_row(int n, const StencilRows *p, const float *restrict cb, size_t gs,
-                             size_t bs, int split, int prefetch, float *restrict out,
+                             size_t bs, int split, int prefetch, int nt, float *restrict out,
                              double *restrict lanes) {
+  nt = nt && (uintptr_t)(out + 1) % HIMENO_ROW_BYTES == 0;
   int k0 = 1;
   for (; k0 + BLOCK - 1 <= n; k0 += BLOCK, cb += bs) {
     if (!prefetch) {
@@ -217,17 +248,17 @@ static INLINE void sweep_row(int n, const StencilRows *p, const float *restrict 
       __builtin_prefetch(p->ipjp + k0 + PREFETCH_FAR * BLOCK, 0, 2);
       __builtin_prefetch(p->imjp + k0 + PREFETCH_FAR * BLOCK, 0, 2);
     }
-    sweep_block(p, cb, gs, k0, BLOCK, out, lanes);
+    sweep_block(p, cb, gs, k0, BLOCK, nt, out, lanes);
   }
-  if (k0 <= n) sweep_block(p, cb, gs, k0, n + 1 - k0, out, lanes);
+  if (k0 <= n) sweep_block(p, cb, gs, k0, n + 1 - k0, nt, out, lanes);
 }
 
 /* This thread's share of the interior rows (an orphaned omp for), with the
  * layout's distances (gs, bs; constants for the one-stream layout), the
- * layout and whether to prefetch (split, prefetch: literals in each caller);
- * returns the share's sum of ss^2. */
+ * layout, whether to prefetch and whether to store past the caches (split,
+ * prefetch, nt: literals in each caller); returns the share's sum of ss^2. */
 static INLINE double sweep_share(const Himeno *h, const float *p, float *pnew, size_t gs, size_t bs,
-                                 int split, int prefetch) {
+                                 int split, int prefetch, int nt) {
   const int *e = h->halo.ext;
   const int n0 = h->decomp.n[0], n1 = h->decomp.n[1], n2 = h->decomp.n[2];
   const size_t si = (size_t)e[1] * e[2], sj = (size_t)e[2];
@@ -239,44 +270,70 @@ static INLINE double sweep_share(const Himeno *h, const float *p, float *pnew, s
       const float *m = p + r;
       const StencilRows rows = {m,           m + si,      m - si,      m + sj,     m - sj,
                                 m + si + sj, m + si - sj, m - si + sj, m - si - sj};
-      sweep_row(n2, &rows, row_coef(h, i, j), gs, bs, split, prefetch, pnew + r, lanes);
+      sweep_row(n2, &rows, row_coef(h, i, j), gs, bs, split, prefetch, nt, pnew + r, lanes);
     }
+#if HAVE_NT_SWEEP
+  if (nt) _mm_sfence(); /* the lines written before any other thread or rank reads them */
+#endif
   for (int l = 0; l < BLOCK; l++) sum += lanes[l];
   return sum;
 }
 
-/* The sweep in each layout, with and without prefetching: one function
- * each, whose parallel region inlines sweep_share with literals. The
- * threads' residuals are added in thread order (fb_team_total). */
-#define SWEEP_FUNCTION(name, attributes, gs, bs, split, prefetch)                                  \
+/* The sweep in each layout, with and without prefetching and non-temporal
+ * stores: one function each, whose parallel region inlines sweep_share
+ * with literals. The threads' residuals are added in thread order
+ * (fb_team_total). */
+#define SWEEP_FUNCTION(name, attributes, gs, bs, split, prefetch, nt)                              \
   static attributes double name(const Himeno *h, const float *p, float *pnew) {                    \
     double part[fb_team_rows()], gosa;                                                             \
     memset(part, 0, sizeof part);                                                                  \
     _Pragma("omp parallel") {                                                                      \
-      const double mine = sweep_share(h, p, pnew, gs, bs, split, prefetch);                        \
+      const double mine = sweep_share(h, p, pnew, gs, bs, split, prefetch, nt);                    \
       fb_team_put(part, 1, &mine);                                                                 \
     }                                                                                              \
     fb_team_total(part, 1, &gosa);                                                                 \
     return gosa;                                                                                   \
   }
+#if HAVE_NT_SWEEP
+#define NT_SWEEP_FUNCTIONS(name, attributes, gs, bs, split)                                        \
+  SWEEP_FUNCTION(name##_hw_nt, attributes, gs, bs, split, 0, 1)                                    \
+  SWEEP_FUNCTION(name##_nt, attributes, gs, bs, split, 1, 1)
+#define NT_SWEEP(name) name
+#else
+#define NT_SWEEP_FUNCTIONS(name, attributes, gs, bs, split)
+#define NT_SWEEP(name) NULL
+#endif
+/* a layout's four: name_hw, name, name_hw_nt, name_nt */
+#define SWEEP_FUNCTIONS(name, attributes, gs, bs, split)                                           \
+  SWEEP_FUNCTION(name##_hw, attributes, gs, bs, split, 0, 0)                                       \
+  SWEEP_FUNCTION(name, attributes, gs, bs, split, 1, 0)                                            \
+  NT_SWEEP_FUNCTIONS(name, attributes, gs, bs, split)
 /* the one-stream layout's distances, constants */
 #define STREAM_GROUP (CO_PER_STREAM * BLOCK)
 #define STREAM_BLOCK (CO_COUNT * BLOCK)
-SWEEP_FUNCTION(sweep_cached, , STREAM_GROUP, STREAM_BLOCK, 0, 1)
-SWEEP_FUNCTION(sweep_cached_hw, , STREAM_GROUP, STREAM_BLOCK, 0, 0)
-SWEEP_FUNCTION(sweep_streamed, STREAMING_WIDTH, h->coef_group, h->coef_block, 1, 1)
-SWEEP_FUNCTION(sweep_streamed_hw, STREAMING_WIDTH, h->coef_group, h->coef_block, 1, 0)
+SWEEP_FUNCTIONS(sweep_cached, , STREAM_GROUP, STREAM_BLOCK, 0)
+SWEEP_FUNCTIONS(sweep_streamed, STREAMING_WIDTH, h->coef_group, h->coef_block, 1)
 #if HAVE_WIDE_SWEEP
-SWEEP_FUNCTION(sweep_wide, WIDE_WIDTH, h->coef_group, h->coef_block, 1, 1)
-SWEEP_FUNCTION(sweep_wide_hw, WIDE_WIDTH, h->coef_group, h->coef_block, 1, 0)
+SWEEP_FUNCTIONS(sweep_wide, WIDE_WIDTH, h->coef_group, h->coef_block, 1)
+#define WIDE_SWEEP(name) name
+#else
+#define WIDE_SWEEP(name) NULL
 #endif
 
+/* [himeno_sweep_kind][prefetch][nt]; NULL where the build has none */
+typedef double (*SweepFunction)(const Himeno *h, const float *p, float *pnew);
+static const SweepFunction sweeps[HIMENO_SWEEP_KINDS][2][2] = {
+    [HIMENO_ONE_STREAM] = {{sweep_cached_hw, NT_SWEEP(sweep_cached_hw_nt)},
+                           {sweep_cached, NT_SWEEP(sweep_cached_nt)}},
+    [HIMENO_SPLIT] = {{sweep_streamed_hw, NT_SWEEP(sweep_streamed_hw_nt)},
+                      {sweep_streamed, NT_SWEEP(sweep_streamed_nt)}},
+    [HIMENO_SPLIT_WIDE] = {{WIDE_SWEEP(sweep_wide_hw), WIDE_SWEEP(NT_SWEEP(sweep_wide_hw_nt))},
+                           {WIDE_SWEEP(sweep_wide), WIDE_SWEEP(NT_SWEEP(sweep_wide_nt))}}};
+
+int himeno_sweep_available(int kind, int nt) { return sweeps[kind][0][nt] != NULL; }
+
 double himeno_sweep(const Himeno *h, const float *p, float *pnew) {
-  if (!h->coef_split) return h->prefetch ? sweep_cached(h, p, pnew) : sweep_cached_hw(h, p, pnew);
-#if HAVE_WIDE_SWEEP
-  if (h->wide) return h->prefetch ? sweep_wide(h, p, pnew) : sweep_wide_hw(h, p, pnew);
-#endif
-  return h->prefetch ? sweep_streamed(h, p, pnew) : sweep_streamed_hw(h, p, pnew);
+  return sweeps[himeno_sweep_kind(h)][h->prefetch][h->nt](h, p, pnew);
 }
 
 double himeno_iterate(FbContext *ctx, Himeno *h) {

@@ -13,15 +13,20 @@ static const char *const sweep_names[HIMENO_SWEEP_KINDS][2] = {
     {"three arrays, hardware prefetchers alone", "three arrays, prefetched into L2 and then L1"},
     {"three arrays in 512-bit vectors, hardware prefetchers alone",
      "three arrays in 512-bit vectors, prefetched into L2 and then L1"}};
-static const char *const trial_keys[HIMENO_SWEEP_KINDS][2] = {
-    {"trial_stream_hardware_s", "trial_stream_prefetched_s"},
-    {"trial_split_hardware_s", "trial_split_prefetched_s"},
-    {"trial_split512_hardware_s", "trial_split512_prefetched_s"}};
+static const char *const trial_keys[HIMENO_SWEEP_KINDS][2][2] = {
+    {{"trial_stream_hardware_s", "trial_stream_hardware_nt_s"},
+     {"trial_stream_prefetched_s", "trial_stream_prefetched_nt_s"}},
+    {{"trial_split_hardware_s", "trial_split_hardware_nt_s"},
+     {"trial_split_prefetched_s", "trial_split_prefetched_nt_s"}},
+    {{"trial_split512_hardware_s", "trial_split512_hardware_nt_s"},
+     {"trial_split512_prefetched_s", "trial_split512_prefetched_nt_s"}}};
 static const char *const layout_words[HIMENO_SWEEP_KINDS] = {"one stream", "three arrays",
                                                              "three arrays in 512 bits"};
 /* the record's params.vector_width: the one-stream sweep has the build's */
 static const char *const width_words[HIMENO_SWEEP_KINDS] = {"native", "256", "512"};
 static const char *const trial_words[2] = {"hardware alone", "prefetched"};
+/* the new field's stores: the header's words and the record's params.stores */
+static const char *const store_names[2] = {"through the caches", "non-temporal"};
 
 void himeno_print_header(FbContext *ctx, const Himeno *h) {
   char grid[32];
@@ -31,25 +36,32 @@ void himeno_print_header(FbContext *ctx, const Himeno *h) {
   fb_print(ctx, " imax = %d jmax = %d kmax = %d\n", h->points[0], h->points[1], h->points[2]);
   fb_print(ctx, " I-decomp = %d J-decomp = %d K-decomp = %d (grid %s, %d ranks x %d threads)\n",
            h->decomp.dims[0], h->decomp.dims[1], h->decomp.dims[2], grid, ctx->size, ctx->threads);
-  char trial[256] = ""; /* the trial's times, where one ran */
+  char trial[512] = ""; /* the trial's times, where one ran */
   size_t used = 0;
-  for (int kind = 0; kind < HIMENO_SWEEP_KINDS; kind++)
+  for (int kind = 0; kind < HIMENO_SWEEP_KINDS; kind++) {
+    int first_of_kind = 1;
     for (int pf = 1; pf >= 0; pf--)
-      if (h->trial_s[kind][pf] > 0 && used < sizeof trial) {
-        const int first_of_kind = pf == 1 || h->trial_s[kind][1] == 0;
-        used += (size_t)snprintf(trial + used, sizeof trial - used, "%s%s %.3f %s",
-                                 used ? (first_of_kind ? "; " : ",") : "; ms a sweep: ",
-                                 first_of_kind ? layout_words[kind] : "",
-                                 1e3 * h->trial_s[kind][pf], trial_words[pf]);
-      }
-  fb_print(ctx, " Coefficients: %s (--layout %s --vector-width %s --prefetch %s%s)\n",
-           sweep_names[himeno_sweep_kind(h)][h->prefetch], h->layout_name, h->width_name,
-           h->prefetch_name, trial);
+      for (int nt = 0; nt < 2; nt++)
+        if (h->trial_s[kind][pf][nt] > 0 && used < sizeof trial) {
+          used +=
+              (size_t)snprintf(trial + used, sizeof trial - used, "%s%s %.3f %s%s",
+                               used ? (first_of_kind ? "; " : ",") : "; ms a sweep: ",
+                               first_of_kind ? layout_words[kind] : "",
+                               1e3 * h->trial_s[kind][pf][nt], trial_words[pf], nt ? "+nt" : "");
+          first_of_kind = 0;
+        }
+  }
+  fb_print(ctx,
+           " Coefficients: %s, stores %s (--layout %s --vector-width %s --prefetch %s "
+           "--nt-stores %s%s)\n",
+           sweep_names[himeno_sweep_kind(h)][h->prefetch], store_names[h->nt], h->layout_name,
+           h->width_name, h->prefetch_name, h->nt_name, trial);
 }
 
-/* --layout, --vector-width and --prefetch auto: the sweep timed in each
- * variant they leave open (kernel.c: the coefficient layout, the split
- * layout's vector width, with and without its prefetches), TRIAL_ROUNDS
+/* --layout, --vector-width, --prefetch and --nt-stores auto: the sweep
+ * timed in each variant they leave open (kernel.c: the coefficient layout,
+ * the split layout's vector width, with and without its prefetches, with
+ * and without non-temporal stores), TRIAL_ROUNDS
  * times each, on every rank at once (ranks that share a cache share it as
  * in the run); the slowest rank's best time a sweep decides. A timing
  * covers at least TRIAL_POINTS points a rank (several sweeps of a small
@@ -59,46 +71,58 @@ void himeno_print_header(FbContext *ctx, const Himeno *h) {
  * starts again from the initial state. */
 #define TRIAL_ROUNDS 2
 #define TRIAL_POINTS (1 << 22)
-static int trial_candidate(const Himeno *h, int kind, int pf, int first_split, int first_prefetch) {
+/* the options as parsed: the variant a fixed option names */
+typedef struct {
+  int split, prefetch, nt;
+} TrialFixed;
+static int trial_candidate(const Himeno *h, const TrialFixed *fixed, int kind, int pf, int nt) {
   const int split = kind != HIMENO_ONE_STREAM;
-  if (strcmp(h->layout_name, "auto") && split != first_split) return 0;
-  if (kind == HIMENO_SPLIT_WIDE && !himeno_wide_available()) return 0;
+  if (!himeno_sweep_available(kind, nt)) return 0;
+  if (strcmp(h->layout_name, "auto") && split != fixed->split) return 0;
   if (split && strcmp(h->width_name, "auto") && (kind == HIMENO_SPLIT_WIDE) != h->wide) return 0;
-  return !strcmp(h->prefetch_name, "auto") || pf == first_prefetch;
+  if (strcmp(h->nt_name, "auto") && nt != fixed->nt) return 0;
+  return !strcmp(h->prefetch_name, "auto") || pf == fixed->prefetch;
 }
 
+/* the variants' loop: kind, prefetch and nt over every combination */
+#define FOR_EACH_VARIANT(kind, pf, nt)                                                             \
+  for (int kind = 0; kind < HIMENO_SWEEP_KINDS; kind++)                                            \
+    for (int pf = 0; pf < 2; pf++)                                                                 \
+      for (int nt = 0; nt < 2; nt++)
+
 void himeno_choose_sweep(FbContext *ctx, Himeno *h) {
-  const int first_split = h->coef_split, first_prefetch = h->prefetch;
+  const TrialFixed fixed = {h->coef_split, h->prefetch, h->nt};
   int candidates = 0;
-  for (int kind = 0; kind < HIMENO_SWEEP_KINDS; kind++)
-    for (int pf = 0; pf < 2; pf++)
-      candidates += trial_candidate(h, kind, pf, first_split, first_prefetch);
+  FOR_EACH_VARIANT(kind, pf, nt) candidates += trial_candidate(h, &fixed, kind, pf, nt);
   if (candidates < 2) return;
   const double per_rank = himeno_interior_points(h) / ctx->size;
   const long long sweeps = (long long)ceil(TRIAL_POINTS / per_rank);
-  int best_kind = -1, best_prefetch = first_prefetch;
-  for (int round = 0; round < TRIAL_ROUNDS; round++)
-    for (int kind = 0; kind < HIMENO_SWEEP_KINDS; kind++)
-      for (int pf = 0; pf < 2; pf++) {
-        if (!trial_candidate(h, kind, pf, first_split, first_prefetch)) continue;
-        himeno_use_sweep_kind(h, kind);
-        h->prefetch = pf;
-        fb_barrier(ctx, FB_NO_PHASE); /* set-up: untimed, as the other set-up collectives */
-        const double start = fb_now();
-        for (long long s = 0; s < sweeps; s++) himeno_sweep(h, h->p, h->pnew);
-        const double t = fb_allreduce_max(ctx, FB_NO_PHASE, (fb_now() - start) / (double)sweeps);
-        double *kept = &h->trial_s[kind][pf];
-        if (round == 0 || t < *kept) *kept = t;
-      }
-  for (int kind = 0; kind < HIMENO_SWEEP_KINDS; kind++)
-    for (int pf = 0; pf < 2; pf++)
-      if (h->trial_s[kind][pf] > 0 &&
-          (best_kind < 0 || h->trial_s[kind][pf] < h->trial_s[best_kind][best_prefetch])) {
-        best_kind = kind;
-        best_prefetch = pf;
-      }
+  for (int round = 0; round < TRIAL_ROUNDS; round++) FOR_EACH_VARIANT(kind, pf, nt) {
+      if (!trial_candidate(h, &fixed, kind, pf, nt)) continue;
+      himeno_use_sweep_kind(h, kind);
+      h->prefetch = pf;
+      h->nt = nt;
+      fb_barrier(ctx, FB_NO_PHASE); /* set-up: untimed, as the other set-up collectives */
+      const double start = fb_now();
+      for (long long s = 0; s < sweeps; s++) himeno_sweep(h, h->p, h->pnew);
+      const double t = fb_allreduce_max(ctx, FB_NO_PHASE, (fb_now() - start) / (double)sweeps);
+      double *kept = &h->trial_s[kind][pf][nt];
+      if (round == 0 || t < *kept) *kept = t;
+    }
+  const double *best = NULL;
+  int best_kind = 0, best_prefetch = 0, best_nt = 0;
+  FOR_EACH_VARIANT(kind, pf, nt) {
+    const double *t = &h->trial_s[kind][pf][nt];
+    if (*t > 0 && (!best || *t < *best)) {
+      best = t;
+      best_kind = kind;
+      best_prefetch = pf;
+      best_nt = nt;
+    }
+  }
   himeno_use_sweep_kind(h, best_kind);
   h->prefetch = best_prefetch;
+  h->nt = best_nt;
 }
 
 static double mflops(const Himeno *h, long long iterations, double seconds) {
@@ -175,13 +199,15 @@ void himeno_fill_result(const FbContext *ctx, const Himeno *h, FbResult *r, char
       r, "kernel",
       "jacobi19, p/pnew swap, float, coefficients in sweep order (one stream or three arrays, "
       "--layout; three arrays in 256- or 512-bit vectors, --vector-width; prefetched or not, "
-      "--prefetch), gosa in 16 lanes of double");
+      "--prefetch), pnew's stores non-temporal or not (--nt-stores), gosa in 16 lanes of "
+      "double");
   const int kind = himeno_sweep_kind(h);
   fb_result_param_str(r, "coefficients", sweep_names[kind][h->prefetch]);
   fb_result_param_str(r, "vector_width", width_words[kind]);
-  for (int k = 0; k < HIMENO_SWEEP_KINDS; k++) /* the auto options' trial */
-    for (int pf = 0; pf < 2; pf++)
-      if (h->trial_s[k][pf] > 0) fb_result_param_double(r, trial_keys[k][pf], h->trial_s[k][pf]);
+  fb_result_param_str(r, "stores", store_names[h->nt]);
+  FOR_EACH_VARIANT(k, pf, nt) /* the auto options' trial */
+  if (h->trial_s[k][pf][nt] > 0)
+    fb_result_param_double(r, trial_keys[k][pf][nt], h->trial_s[k][pf][nt]);
   snprintf(json, len,
            "{\"gosa\":%.17g,\"gosa_iteration_1\":%.17g,\"checksum\":%.17g,"
            "\"checksum_weighted\":%.17g,\"iterations\":%lld,\"score_pentium3\":%.17g}",

@@ -57,6 +57,11 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
   fb_option_string(ctx, "prefetch", 0, &h->prefetch_name, "WHEN",
                    "the sweep prefetches the coefficients and p (on), leaves it to the CPU's "
                    "hardware prefetchers (off), or auto: time both, keep the faster");
+  h->nt_name = "auto";
+  fb_option_string(ctx, "nt-stores", 0, &h->nt_name, "WHEN",
+                   "the sweep writes the new field with non-temporal stores, past the caches "
+                   "(on, builds for x86 with AVX), through them (off), or auto: time both, keep "
+                   "the faster");
   fb_parse_options(ctx, argc, argv,
                    "Himeno benchmark: Jacobi relaxation of the 19-point Poisson stencil in\n"
                    "single precision (RIKEN's problem), MPI + OpenMP. Prints the original's\n"
@@ -67,8 +72,9 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
   fb_option_one_of(ctx, "layout", h->layout_name, "auto", "stream", "split");
   fb_option_one_of(ctx, "prefetch", h->prefetch_name, "auto", "on", "off");
   fb_option_one_of(ctx, "vector-width", h->width_name, "auto", "256", "512");
+  fb_option_one_of(ctx, "nt-stores", h->nt_name, "auto", "on", "off");
   h->wide = !strcmp(h->width_name, "512");
-  if (h->wide && !himeno_wide_available())
+  if (h->wide && !himeno_sweep_available(HIMENO_SPLIT_WIDE, 0))
     fb_fail(ctx, FB_EXIT_USAGE,
             "option --vector-width: 512 needs a build by GCC for x86 with AVX-512 (this build "
             "has 256-bit vectors at most)");
@@ -77,6 +83,11 @@ void himeno_parse(FbContext *ctx, Himeno *h, int argc, char **argv) {
             "options --layout stream and --vector-width %s: the width is the three-array "
             "sweep's (the one-stream sweep has the build's)",
             h->width_name);
+  h->nt = !strcmp(h->nt_name, "on");
+  if (h->nt && !himeno_sweep_available(HIMENO_SPLIT, 1))
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "option --nt-stores: on needs a build for x86 with AVX (this build has no "
+            "non-temporal vector stores)");
   h->prefetch = strcmp(h->prefetch_name, "off") != 0;
 }
 
@@ -112,8 +123,11 @@ static const float coefficient_values[CO_COUNT] = {
 /* p and pnew are followed by this many floats, so that a row's last block
  * may read past the row's end (kernel.c) without leaving the array */
 #define HIMENO_TAIL_FLOATS (2 * HIMENO_BLOCK + 16)
+/* Rows are a multiple of HIMENO_ROW_BYTES long (the halo's row tail) and
+ * p and pnew start this far past a line, so every row's k = 1 starts one */
+#define FIELD_OFFSET (HIMENO_ROW_BYTES - sizeof(float))
 static size_t padded_bytes(size_t floats) {
-  return ((floats * sizeof(float) + 63) / 64 * 64) + HIMENO_STAGGER_BYTES;
+  return ((FIELD_OFFSET + floats * sizeof(float) + 63) / 64 * 64) + HIMENO_STAGGER_BYTES;
 }
 
 void himeno_setup(FbContext *ctx, Himeno *h) {
@@ -123,7 +137,9 @@ void himeno_setup(FbContext *ctx, Himeno *h) {
   char err[FB_MSG_LEN];
   int rc = fb_decomp_init(&h->decomp, ctx->comm, interior, h->grid, periods, 1, err, sizeof err);
   if (rc) fb_fail(ctx, rc, "%s%s", fb_option_was_set(ctx, "grid") ? "--grid: " : "", err);
-  int bad = fb_halo_init(&h->halo, &h->decomp, 1, MPI_FLOAT, 1);
+  const int pads[3] = {1, 1, 1};
+  int bad = fb_halo_init_ex(&h->halo, &h->decomp, 1, pads, 0, HIMENO_ROW_BYTES / (int)sizeof(float),
+                            MPI_FLOAT, 1);
   const size_t field = local_points(h) + HIMENO_TAIL_FLOATS;
   const size_t stream = himeno_coef_layout(h, 0), split = himeno_coef_layout(h, 1);
   const size_t coef = stream > split ? stream : split; /* room for either layout */
@@ -132,8 +148,8 @@ void himeno_setup(FbContext *ctx, Himeno *h) {
   h->slab = fb_alloc(need);
   bad |= h->slab == NULL;
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, "out of memory allocating the fields");
-  h->p = (float *)h->slab;
-  h->pnew = (float *)(h->slab + padded_bytes(field));
+  h->p = (float *)(h->slab + FIELD_OFFSET); /* the slab starts a line (fb_alloc) */
+  h->pnew = (float *)(h->slab + padded_bytes(field) + FIELD_OFFSET);
   h->coef = (float *)(h->slab + 2 * padded_bytes(field));
   for (size_t x = local_points(h); x < field; x++) h->p[x] = h->pnew[x] = 0.0f;
   h->coef_perturb = fb_test_hook("himeno_perturb") && ctx->rank == 0;

@@ -97,8 +97,9 @@ PROBLEM_KEYS = {
 # labels may differ in them, but a FOM ratio between two code paths is not
 # the fabric's alone, so run/compare and run/report say so.
 CODE_PATH_KEYS = {
-    "himeno": (["coefficients"], "bmt's --layout, --vector-width and --prefetch fix it "
-               "(run/suite --app-args himeno='--layout split --vector-width 256 --prefetch off')"),
+    "himeno": (["coefficients", "stores"], "bmt's --layout, --vector-width, --prefetch and "
+               "--nt-stores fix it (run/suite --app-args himeno='--layout split --vector-width 256 "
+               "--prefetch off --nt-stores off')"),
     "hpl": (["blas_kernel"], "OPENBLAS_CORETYPE fixes it"),
     # The kernel's transparent huge pages (its mode is the record's thp):
     # over shared memory a 1 MiB message took half as long from huge pages

@@ -32,10 +32,10 @@ himeno_case "grid 3x2x1" 6 1 --grid 3x2x1
 # The coefficients' two layouts and the sweep with and without its
 # prefetches (kernel.c): the field must not depend on either, and each record
 # must say which ran.
-split_case() { # NP LAYOUT [PREFETCH [WIDTH]]: prints STATUS:CHECKSUM of a 62x62x66 run on NP ranks
+split_case() { # NP LAYOUT [PREFETCH [WIDTH [NT]]]: prints STATUS:CHECKSUM of a 62x62x66 run on NP ranks
   rm -f "$REC"
   OMP_NUM_THREADS=1 mpi "$1" $BMT -s 62x62x66 -n 20 --layout "$2" --prefetch "${3:-on}" \
-    --vector-width "${4:-auto}" --json "$REC"
+    --vector-width "${4:-auto}" --nt-stores "${5:-auto}" --json "$REC"
   json "$REC" '"%s:%r" % (r["validation"]["status"], r["results"]["checksum_weighted"])'
 }
 layout() { json "$REC" 'r["params"]["coefficients"]'; }
@@ -62,25 +62,51 @@ else
   check "himeno --vector-width 512 without AVX-512 in the build ($flags): exit 2 (got $rc), the reason named" \
     sh -c "[ $rc -eq 2 ] && grep -q '^bmt: error: option --vector-width: 512 needs a build by GCC for x86 with AVX-512' '$OUT_FILE'"
 fi
-# --layout, --vector-width and --prefetch auto (the defaults) time each
-# variant they leave open and keep the fastest: the record gives the times
-# of those, and only those, the variant that won and its width; the field
-# is the same.
+# The new field's non-temporal stores (kernel.c): built where the build's
+# flags give AVX, refused elsewhere; the field is the same with and without.
+nt=false
+case "$defines" in *__AVX__*) nt=true ;; esac
+if [ "$nt" = true ]; then
+  nt_on=$(split_case 2 split on 256 on); stores_on=$(json "$REC" 'r["params"]["stores"]')
+  nt_stream=$(split_case 1 stream off auto on); stores_stream=$(json "$REC" 'r["params"]["stores"]')
+  nt_off=$(split_case 2 split on 256 off); stores_off=$(json "$REC" 'r["params"]["stores"]')
+  check "himeno 62x62x66 with non-temporal stores (three arrays on 2 ranks: $stores_on, one stream on 1: $stores_stream) and without ($stores_off): the same field, $nt_on $nt_stream $nt_off" \
+    [ "$nt_on" = "$split_1" -a "$nt_stream" = "$split_1" -a "$nt_off" = "$split_1" -a "$stores_on" = non-temporal -a "$stores_stream" = non-temporal -a "$stores_off" = "through the caches" ]
+else
+  OMP_NUM_THREADS=1 mpi 2 $BMT -s XS -n 1 --nt-stores on; rc=$?
+  check "himeno --nt-stores on without AVX in the build ($flags): exit 2 (got $rc), the reason named" \
+    sh -c "[ $rc -eq 2 ] && grep -q '^bmt: error: option --nt-stores: on needs a build for x86 with AVX' '$OUT_FILE'"
+fi
+# --layout, --vector-width, --prefetch and --nt-stores auto (the defaults)
+# time each variant they leave open and keep the fastest: the record gives
+# the times of those, and only those, the variant that won, its width and
+# its stores; the field is the same.
 TRIALS='{k[6:-2]: v for k, v in r["params"].items() if k.startswith("trial_")}'
 WORDS='{"stream_hardware": ("one stream, hardware", "native"), "stream_prefetched": ("one stream, prefetched", "native"), "split_hardware": ("three arrays, hardware", "256"), "split_prefetched": ("three arrays, prefetched", "256"), "split512_hardware": ("three arrays in 512-bit vectors, hardware", "512"), "split512_prefetched": ("three arrays in 512-bit vectors, prefetched", "512")}'
-WON="(lambda t: $WORDS[min(t, key=t.get)])($TRIALS)"
-for args in "1 auto auto auto" "2 auto auto auto" "1 split auto auto" "2 auto off auto" "1 split auto 256"; do
+# the winner's words, width and stores, from its key (a _nt suffix: non-temporal)
+WON="(lambda w, nt: $WORDS[w[:-3] if nt else w] + (('non-temporal' if nt else 'through the caches'),))(min($TRIALS, key=$TRIALS.get), min($TRIALS, key=$TRIALS.get).endswith('_nt'))"
+for args in "1 auto auto auto auto" "2 auto auto auto auto" "1 split auto auto auto" "2 auto off auto auto" "1 split auto 256 off" "2 stream auto auto on"; do
   set -- $args
   wide_pair=""; [ "$wide" = true ] && wide_pair=" split512_hardware split512_prefetched"
   case "$2 $3 $4" in
-    "auto auto auto") want="split_hardware split_prefetched$wide_pair stream_hardware stream_prefetched" ;;
-    "split auto auto") want="split_hardware split_prefetched$wide_pair" ;;
-    "auto off auto") want="split_hardware${wide_pair:+ split512_hardware} stream_hardware" ;;
-    "split auto 256") want="split_hardware split_prefetched" ;;
+    "auto auto auto") base="split_hardware split_prefetched$wide_pair stream_hardware stream_prefetched" ;;
+    "split auto auto") base="split_hardware split_prefetched$wide_pair" ;;
+    "auto off auto") base="split_hardware${wide_pair:+ split512_hardware} stream_hardware" ;;
+    "split auto 256") base="split_hardware split_prefetched" ;;
+    "stream auto auto") base="stream_hardware stream_prefetched" ;;
   esac
-  auto=$(split_case "$1" "$2" "$3" "$4")
-  check "himeno 62x62x66 --layout $2 --prefetch $3 --vector-width $4, $1 rank(s): $want timed, the fastest kept ($(layout); $(json "$REC" "$TRIALS")), field $auto" \
-    [ "$(json "$REC" "(lambda t, won: sorted(t) == sorted('$want'.split()) and min(t.values()) > 0 and r['params']['coefficients'].startswith(won[0]) and r['params']['vector_width'] == won[1])($TRIALS, $WON)")" = true -a "$auto" = "$split_1" ]
+  want=""
+  for v in $base; do
+    case "$5 $nt" in
+      "auto true") want="$want $v ${v}_nt" ;;
+      "on true") want="$want ${v}_nt" ;;
+      *) want="$want $v" ;;
+    esac
+  done
+  [ "$5" = on ] && [ "$nt" = false ] && continue # refused above
+  auto=$(split_case "$1" "$2" "$3" "$4" "$5")
+  check "himeno 62x62x66 --layout $2 --prefetch $3 --vector-width $4 --nt-stores $5, $1 rank(s):$want timed, the fastest kept ($(layout), $(json "$REC" 'r["params"]["stores"]'); $(json "$REC" "$TRIALS")), field $auto" \
+    [ "$(json "$REC" "(lambda t, won: sorted(t) == sorted('$want'.split()) and min(t.values()) > 0 and r['params']['coefficients'].startswith(won[0]) and r['params']['vector_width'] == won[1] and r['params']['stores'] == won[2])($TRIALS, $WON)")" = true -a "$auto" = "$split_1" ]
 done
 
 # OMP_NUM_THREADS unset: the node's cores are shared out among its ranks

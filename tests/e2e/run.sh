@@ -76,7 +76,7 @@ rm -rf "$RES/variant"; cp -r "$RES/one" "$RES/variant"
 code_path_variant himeno coefficients \
   'next(n for n in ["one stream, prefetched into L1", "three arrays, hardware prefetchers alone"] if n != v)' \
   "compare notes that himeno ran two code paths, naming both" \
-  '^note: himeno ran more than one code path (one: coefficients=.*variant: coefficients=.*--layout, --vector-width and --prefetch fix it'
+  '^note: himeno ran more than one code path (one: coefficients=.*, stores=.*variant: coefficients=.*, stores=.*--layout, --vector-width, --prefetch and --nt-stores fix it'
 code_path_variant stream pages '"4 KiB" if v == "huge" else "huge"' \
   "compare notes that stream's arrays sat on other pages, naming both" \
   '^note: stream ran more than one code path (one: pages=.*variant: pages=.*--no-huge-pages and --vector-width on every label fix them'
@@ -87,15 +87,15 @@ compare "$RES/one" "$RES/two" --format json
 differ=$(python3 -c '
 import json, sys
 print([len({tuple(json.loads(l)["params"][k] for k in keys) for f in sys.argv[i:i + 2] for l in open(f)}) > 1
-       for keys, i in ((["coefficients"], 1), (["pages", "vector_width"], 3))])' \
+       for keys, i in ((["coefficients", "stores"], 1), (["pages", "vector_width"], 3))])' \
   "$RES/one/himeno.jsonl" "$RES/two/himeno.jsonl" "$RES/one/stream.jsonl" "$RES/two/stream.jsonl")
-check "compare's code-path notes on the suite's own records exactly when himeno's coefficients or stream's pages or vector width differ ($differ)" \
+check "compare's code-path notes on the suite's own records exactly when himeno's coefficients or stores or stream's pages or vector width differ ($differ)" \
   [ "$(json "$OUT_FILE" '[("code_path_note" in r["apps"][a]) for a in ("himeno", "stream")] == '"${differ:-None}")" = true ]
 rm -rf "$RES/variant"
-suite --label pinned --np 1 --apps himeno --app-args himeno="--layout split --vector-width 256 --prefetch off"; rc=$?
+suite --label pinned --np 1 --apps himeno --app-args himeno="--layout split --vector-width 256 --prefetch off --nt-stores off"; rc=$?
 check "suite --app-args: the arguments reach the binary, its command and its record (exit $rc)" \
-  [ $rc -eq 0 -a "$(json "$RES/pinned/himeno.jsonl" 'r["params"]["coefficients"] == "three arrays, hardware prefetchers alone"')" = true \
-    -a "$(json "$RES/pinned/runs.jsonl" 'r["command"].endswith("--layout split --vector-width 256 --prefetch off --json " + r["command"].split()[-1])')" = true ]
+  [ $rc -eq 0 -a "$(json "$RES/pinned/himeno.jsonl" 'r["params"]["coefficients"] == "three arrays, hardware prefetchers alone" and r["params"]["stores"] == "through the caches"')" = true \
+    -a "$(json "$RES/pinned/runs.jsonl" 'r["command"].endswith("--layout split --vector-width 256 --prefetch off --nt-stores off --json " + r["command"].split()[-1])')" = true ]
 rm -rf "$RES/pinned"
 mkdir -p "$RES/empty" "$RES/corrupt"
 : > "$RES/empty/himeno.jsonl"
