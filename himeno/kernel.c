@@ -114,7 +114,7 @@ typedef struct {
  * point moves at L), and none displaces a coefficient's. Each row's points
  * start a line (setup.c: rows padded to HIMENO_ROW_BYTES, the fields' base
  * offset by one float), so each full block is one line. Measured on a Zen 4
- * VM (EPYC family 25 model 17; 7 December 2026, bmt -n 40 or -t 1.5,
+ * VM (EPYC family 25 model 17; 6 December 2026, bmt -n 40 or -t 1.5,
  * alternating, one binary): L 3.5-5% faster on one rank and 2-6% on two
  * (three arrays, 512-bit, prefetched), 4-6% on a 1x1x2 grid (rows padded
  * from 257 to 272 floats, the padding alone neutral); M 0-6%, S 1-2% on
