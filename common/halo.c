@@ -86,7 +86,8 @@ void fb_halo_free(FbHalo *h) {
 /* Copies the slab [first, first + width) along axis between a field and a
  * contiguous buffer; to_buf selects the direction. Rows along the last
  * (fastest) index are contiguous; across it each row contributes `width`
- * elements, copied as one move rather than through a memcpy call. */
+ * elements, and a run of one or two (4 or 8 bytes) is one move, not a
+ * memcpy call. */
 static void copy_slab(const FbHalo *h, char *field, char *buf, int axis, int first, int to_buf) {
   const int *e = h->ext;
   int lo[3], hi[3];
