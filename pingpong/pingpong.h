@@ -14,7 +14,9 @@ enum { T_LATENCY, T_BW, T_BIBW, T_ALLREDUCE, T_COUNT };
 #define PP_MAX_WINDOW    65536 /* -W's bound: one request and one receive buffer each */
 #define PP_LARGE_MESSAGE 8192
 /* The window shrinks for large messages so that its receive buffers (one per
- * message: MPI forbids overlapping receives) stay under this many bytes. */
+ * message: MPI forbids overlapping receives) stay under this many bytes;
+ * --receive-buffers one (OSU's way: every receive into one buffer) keeps
+ * -W at every size. */
 #define PP_WINDOW_BYTES (64LL << 20)
 /* Message buffers from this size up are rounded to whole huge pages. */
 #define PP_HUGE_FROM (1LL << 20)
@@ -29,9 +31,10 @@ typedef struct {
 
 typedef struct {
   /* options */
-  const char *test_name, *range, *pairs_mode;
+  const char *test_name, *range, *pairs_mode, *receive_buffers;
   long long warmup, iterations, window, loop;
   int validate, handshake, no_huge_pages;
+  int one_receive_buffer; /* --receive-buffers one */
   int run[T_COUNT];
   long long sizes[PP_MAX_SIZES];
   int n_sizes;
@@ -57,6 +60,10 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv);
 void pp_setup(FbContext *ctx, PingPong *pp);
 void pp_free(PingPong *pp);
 long long pp_window(const PingPong *pp, long long size);
+/* Where message k of a bw or bibw window is received. */
+static inline unsigned char *pp_receive_buffer(const PingPong *pp, long long k, long long size) {
+  return pp->one_receive_buffer ? pp->rbuf : pp->rbuf + k * size;
+}
 /* pp_comm.c: the measured loops; each fills pp->curve[test] on rank 0. */
 void pp_run_test(FbContext *ctx, PingPong *pp, int test);
 /* buffers.c: message contents that change with size and iteration; the

@@ -132,14 +132,17 @@ static void bandwidth(FbContext *ctx, PingPong *pp, Sweep *w) {
       if (it >= w->warmup) w->samples[it - w->warmup] = t;
     } else {
       for (long long k = 0; k < win; k++)
-        MPI_Irecv(pp->rbuf + k * size, (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm, &req[k]);
+        MPI_Irecv(pp_receive_buffer(pp, k, size), (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm,
+                  &req[k]);
       MPI_Waitall((int)win, req, MPI_STATUSES_IGNORE);
       if (!pp->validate) /* markers: cheap enough to check before the acknowledgement */
-        for (long long k = 0; k < win; k++) w->bad += pp_check(pp->rbuf + k * size, size, it, 0);
+        for (long long k = 0; k < win; k++)
+          w->bad += pp_check(pp_receive_buffer(pp, k, size), size, it, 0);
       MPI_Send(&ack, 1, MPI_BYTE, peer, TAG_ACK, ctx->comm);
       corrupt_for_test(pp->rbuf, size, it, w->warmup);
       if (pp->validate)
-        for (long long k = 0; k < win; k++) w->bad += pp_check(pp->rbuf + k * size, size, it, 1);
+        for (long long k = 0; k < win; k++)
+          w->bad += pp_check(pp_receive_buffer(pp, k, size), size, it, 1);
     }
   }
   long long sent = pp->leader ? n * win : n;
@@ -154,7 +157,8 @@ static void bibandwidth(FbContext *ctx, PingPong *pp, Sweep *w) {
     prepare(pp, pp->sbuf, size, it);
     double t0 = MPI_Wtime();
     for (long long k = 0; k < win; k++)
-      MPI_Irecv(pp->rbuf + k * size, (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm, &req[k]);
+      MPI_Irecv(pp_receive_buffer(pp, k, size), (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm,
+                &req[k]);
     for (long long k = 0; k < win; k++)
       MPI_Isend(pp->sbuf, (int)size, MPI_BYTE, peer, TAG_DATA, ctx->comm, &req[win + k]);
     MPI_Waitall((int)(2 * win), req, MPI_STATUSES_IGNORE);
@@ -162,7 +166,7 @@ static void bibandwidth(FbContext *ctx, PingPong *pp, Sweep *w) {
     if (pp->leader && it >= w->warmup) w->samples[it - w->warmup] = t;
     corrupt_for_test(pp->rbuf, size, it, w->warmup);
     for (long long k = 0; k < win; k++)
-      w->bad += pp_check(pp->rbuf + k * size, size, it, pp->validate);
+      w->bad += pp_check(pp_receive_buffer(pp, k, size), size, it, pp->validate);
   }
   fb_timers_count(&ctx->timers, T_BIBW, n * win, n * win * size);
 }

@@ -111,7 +111,10 @@ void pp_finish(FbContext *ctx, PingPong *pp, const FbLoop *sweep, FbResult *r) {
     fb_result_check_abs(r, "message_bytes_wrong", "message bytes wrong (--validate)",
                         (double)pp->bad_contents, 0.0, 0.0);
   fb_result_param_int(r, "pairs_measured", pp->n_pairs);
-  if (pp->run[T_BW] || pp->run[T_BIBW]) fb_result_param_int(r, "window", pp->window);
+  if (pp->run[T_BW] || pp->run[T_BIBW]) {
+    fb_result_param_int(r, "window", pp->window);
+    fb_result_param_str(r, "receive_buffers", pp->receive_buffers);
+  }
   if (pp->run[T_LATENCY]) {
     fb_result_param_str(r, "latency_protocol", pp->handshake ? "handshake" : "back to back");
     if (pp->handshake) fb_result_param_int(r, "latency_loop", pp->loop);

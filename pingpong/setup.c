@@ -91,6 +91,7 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
   pp->test_name = "all";
   pp->range = PP_DEFAULT_MIN ":" PP_DEFAULT_MAX;
   pp->pairs_mode = "one";
+  pp->receive_buffers = "each";
   pp->warmup = 100;
   pp->iterations = 1000;
   pp->loop = 1;
@@ -107,7 +108,13 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
                 "timed iterations per size (a tenth, at least 10, above 8 KiB)");
   fb_option_int(ctx, "window", 'W', &pp->window, 1, PP_MAX_WINDOW, "N",
                 "messages in flight per bw and bibw window (OSU's -W; fewer where their\n"
-                "                               receive buffers would pass 64 MiB)");
+                "                               receive buffers would pass 64 MiB, one a message)");
+  fb_option_string(
+      ctx, "receive-buffers", 0, &pp->receive_buffers, "HOW",
+      "bw and bibw: each, every message of a window into a buffer of its\n"
+      "                               own (MPI's rule for pending receives), or one: all into\n"
+      "                               one buffer, as OSU's osu_bw and osu_bibw do (the data\n"
+      "                               stays in the caches; -W at every size)");
   fb_option_string(ctx, "pairs", 0, &pp->pairs_mode, "one|all",
                    "one pair (rank 0 and the first rank on another node, else rank 1), or\n"
                    "                               all: every rank of the first node with a "
@@ -135,6 +142,10 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
     fb_fail(ctx, FB_EXIT_USAGE, "option --loop: a loop of %lld round trips needs --handshake",
             pp->loop);
   parse_range(ctx, pp);
+  if (strcmp(pp->receive_buffers, "each") && strcmp(pp->receive_buffers, "one"))
+    fb_fail(ctx, FB_EXIT_USAGE, "option --receive-buffers: '%s' is not each or one",
+            pp->receive_buffers);
+  pp->one_receive_buffer = !strcmp(pp->receive_buffers, "one");
   if (strcmp(pp->pairs_mode, "one") && strcmp(pp->pairs_mode, "all"))
     fb_fail(ctx, FB_EXIT_USAGE, "option --pairs: '%s' is not one or all", pp->pairs_mode);
   /* the allreduce sums floats: a message under one float sums nothing */
@@ -199,7 +210,7 @@ static void choose_pairs(FbContext *ctx, PingPong *pp) {
 /* Messages in flight in one bandwidth window of this size: -W, fewer when
  * their receive buffers would pass PP_WINDOW_BYTES. */
 long long pp_window(const PingPong *pp, long long size) {
-  long long w = size > 0 ? PP_WINDOW_BYTES / size : pp->window;
+  long long w = size > 0 && !pp->one_receive_buffer ? PP_WINDOW_BYTES / size : pp->window;
   return w < 1 ? 1 : w > pp->window ? pp->window : w;
 }
 
@@ -211,7 +222,8 @@ void pp_setup(FbContext *ctx, PingPong *pp) {
    * MiB up, whole huge pages: hpcc's 2,000,000-byte messages keep the page
    * size they had when every run allocated the windows. */
   long long bytes = pp->sizes[pp->n_sizes - 1];
-  for (int i = 0; i < pp->n_sizes && (pp->run[T_BW] || pp->run[T_BIBW]); i++)
+  for (int i = 0; i < pp->n_sizes && (pp->run[T_BW] || pp->run[T_BIBW]) && !pp->one_receive_buffer;
+       i++)
     if (pp->sizes[i] * pp_window(pp, pp->sizes[i]) > bytes)
       bytes = pp->sizes[i] * pp_window(pp, pp->sizes[i]);
   bytes += 64;

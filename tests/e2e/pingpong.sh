@@ -86,7 +86,16 @@ rc=$?
 check "pingpong -W 8: windows of 8 at 1 MiB to 8 MiB, 4 at 16 MiB, in bw and bibw, PASS (exit $rc)" \
   [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["window"] == 8 and all([p["window"] for p in r["results"][t]] == [8, 8, 8, 8, 4] for t in ("bw", "bibw"))')" = true ]
 
-for t in latency bw bibw allreduce "latency --handshake" "latency --handshake --loop 4"; do
+# --receive-buffers one, as OSU's osu_bw and osu_bibw: every receive of a
+# window into one buffer, so -W holds at every size; data still validated
+rm -f "$REC"
+mpi 2 $PP --test bw,bibw -m 1M:16M -W 8 -i 4 -x 1 --validate --receive-buffers one --json "$REC"
+rc=$?
+check "pingpong --receive-buffers one: windows of 8 up to 16 MiB in bw and bibw, named in the record, PASS (exit $rc)" \
+  [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["receive_buffers"] == "one" and all([p["window"] for p in r["results"][t]] == [8] * 5 for t in ("bw", "bibw"))')" = true ]
+
+for t in latency bw bibw allreduce "latency --handshake" "latency --handshake --loop 4" \
+  "bw --receive-buffers one" "bibw --receive-buffers one"; do
   rm -f "$REC"
   FABRICBENCH_TEST_HOOK=pingpong_corrupt mpi 2 $PP --test $t -m 64:64 -i 10 -x 1 --validate --json "$REC"
   rc=$?
@@ -100,5 +109,8 @@ done
 # memory (peak_mb, tests/lib.sh).
 lat_mb=$(LIMIT=120 peak_mb 2 $PP --test latency -m 4M:4M -i 5 --quiet)
 bw_mb=$(LIMIT=120 peak_mb 2 $PP --test bw -m 4M:4M -i 5 --quiet)
+one_mb=$(LIMIT=120 peak_mb 2 $PP --test bw -m 4M:4M -i 5 --receive-buffers one --quiet)
 check "pingpong's peak memory a rank: latency at 4 MiB $lat_mb MB, at least 100 MB under bw's $bw_mb MB" \
   sh -c "[ '$lat_mb' != failed ] && [ '$bw_mb' != failed ] && [ \$(($bw_mb - $lat_mb)) -ge 100 ]" 2>/dev/null
+check "pingpong's peak memory a rank: bw with one receive buffer at 4 MiB $one_mb MB, at least 100 MB under $bw_mb MB" \
+  sh -c "[ '$one_mb' != failed ] && [ '$bw_mb' != failed ] && [ \$(($bw_mb - $one_mb)) -ge 100 ]" 2>/dev/null

@@ -159,7 +159,7 @@ check "bench-pingpong PAGES=2m: one line naming it, exit 2, before any run" \
 # bench-osu's plumbing, with a stand-in for the OSU Micro-Benchmarks (not
 # shipped): a configure that writes a Makefile building osu_latency, osu_bw
 # and osu_bibw from one MPI program, which prints 2.5 (us, MB/s) for sizes
-# 1 and 8 B; so ours must run those sizes, as it is and on 4 KiB pages,
+# 1 and 8 B; so ours must run those sizes, as it is and on OSU's terms,
 # and each row's ratio be ours over 2.5 (to the printed digits: ours to
 # 0.005, the ratio to 0.0005).
 fakeosu="$TMPDIR_T/fake-osu"
@@ -172,13 +172,19 @@ printf '%s\n' '#!/bin/sh' 'for a; do case $a in CC=*) cc=${a#CC=} ;; esac; done'
   'printf "all:\\n" > Makefile' \
   'for t in latency bw bibw; do printf "\\t%s fake.c -o osu_%s\\n" "$cc" $t >> Makefile; done' > "$fakeosu/configure"
 chmod +x "$fakeosu/configure"
-OSU_SRC="$fakeosu" ROUNDS=1 TRANSPORTS=default SIZES="1 8" timeout 300 run/bench-osu >"$OUT_FILE" 2>&1; rc=$?
-check "bench-osu: per test and size OSU's 2.5, ours as it is and on 4 KiB pages, their ratios (exit $rc)" \
+printf '%s\n' '#!/bin/sh' 'echo "$*" >> "$0.log"' 'exec mpirun "$@"' > "$TMPDIR_T/logged-mpirun"
+chmod +x "$TMPDIR_T/logged-mpirun"
+MPIRUN="$TMPDIR_T/logged-mpirun" OSU_SRC="$fakeosu" ROUNDS=1 TRANSPORTS=default SIZES="1 8" timeout 300 run/bench-osu >"$OUT_FILE" 2>&1; rc=$?
+check "bench-osu: per test and size OSU's 2.5, ours as it is and on OSU's terms, their ratios (exit $rc)" \
   python3 -c "
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.split()[:1] in (['1'], ['8'])]
 ok = len(rows) == 6 and all(float(r[1]) == 2.5 and float(r[2]) > 0 and abs(float(r[3]) - float(r[2]) / 2.5) <= 0.0031 and float(r[4]) > 0 for r in rows)
 raise SystemExit(0 if ok and int(sys.argv[2]) == 0 else 1)" "$OUT_FILE" "$rc"
+check "bench-osu: ours on OSU's terms is --no-huge-pages, in bw and bibw with --receive-buffers one" \
+  sh -c "grep -q -- '--test latency .*--no-huge-pages' '$TMPDIR_T/logged-mpirun.log' &&
+    [ \$(grep -c -E -- '--test (bw|bibw) .*--no-huge-pages --receive-buffers one' '$TMPDIR_T/logged-mpirun.log') -eq 2 ] &&
+    [ \$(grep -c -E -- '--test (bw|bibw) ' '$TMPDIR_T/logged-mpirun.log') -eq 4 ]"
 OSU_SRC="$TMPDIR_T" timeout 20 run/bench-osu >"$OUT_FILE" 2>&1; rc=$?
 check "bench-osu with OSU_SRC not an OSU tree: one line naming it, exit 2" \
   sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q 'OSU_SRC' '$OUT_FILE'"
@@ -236,6 +242,23 @@ t, o, r = (float(best[i]) for i in (1, 2, 3)) if best else (0, 0, 0)
 ok = runs and stars and t > 0 and abs(t - max(stars)) < 0.01 and abs(o - max(runs)) < 0.01 \
     and abs(r - o / t) < 1e-3 * r
 raise SystemExit(0 if ok else 1)
+PY
+# the host's state per round from our records' handoff probes: round 1 has
+# no run before hpcc's (two dashes), round 2 four probes; a round called one
+# state has them within 1.5x, and the one-state line counts such rounds
+check "bench-stream: each round's cache-line handoff probes around hpcc's launch, the one-state rounds counted" \
+  python3 - "$OUT_FILE" "$(cpus)" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+lines = dict(re.findall(r"^\s+([12])   ((?:-|[0-9]+)(?:, (?:-|[0-9]+)){3}(?:   one state)?)$", text, re.M))
+r1, r2 = lines.get("1", ""), lines.get("2", "")
+p2 = [float(x) for x in re.findall(r"[0-9]+", r2)]
+one = r2.endswith("one state")
+near = len(p2) == 4 and min(p2) > 0 and abs(max(p2) / min(p2) - 1.5) < 0.05  # printed rounded
+ok = r1.startswith("-, -, ") and len(p2) == 4 and min(p2) > 0 and (near or one == (max(p2) < 1.5 * min(p2)))
+ok = ok and (re.search(r"^Triad, same method, rounds in one state throughout \(1 of 2\): hpcc", text, re.M)
+             if one else "rounds in one state throughout: none" in text)
+raise SystemExit(0 if ok or int(sys.argv[2]) < 2 else 1)
 PY
 
 # STREAM_C, with a stand-in for stream.c that prints a Triad of 1000 MB/s:
