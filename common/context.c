@@ -145,7 +145,7 @@ MPI_Comm fb_node_comm(const FbContext *ctx) {
 /* The cores this job may use on this node: the union of the CPU sets of
  * the node's ranks (their bindings, or all the CPUs the job is allowed when
  * unbound); also the number of ranks on the node. */
-static long node_cores(const FbContext *ctx, int *local_ranks) {
+long fb_node_cores(const FbContext *ctx, int *local_ranks) {
   cpu_set_t mine, all;
   CPU_ZERO(&mine);
   if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);
@@ -182,7 +182,7 @@ void fb_init(FbContext *ctx, int *argc, char ***argv, const char *app) {
   const char *slash = strrchr((*argv)[0], '/');
   ctx->program = slash ? slash + 1 : (*argv)[0];
   int local_ranks = 1;
-  long cores = node_cores(ctx, &local_ranks);
+  long cores = fb_node_cores(ctx, &local_ranks);
   if (!user_threads) threads = shared_threads(bound, local_ranks, cores);
   if (provided < MPI_THREAD_FUNNELED) threads = 1;
   omp_set_num_threads(threads);

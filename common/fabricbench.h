@@ -98,6 +98,8 @@ typedef struct FbContext {
   void *env_start;            /* environment snapshot at start (net counters) */
   const char *volatile stage; /* what the run is doing outside a phase (setup, report...) */
   int stall_rank;             /* test hook "stall": this rank hangs in its next collective */
+  int handoff_probed;         /* the first timed loop began: handoff_before_ns is set */
+  double handoff_before_ns;   /* fb_probe_handoff just before the first timed loop */
   void *watchdog;
 } FbContext;
 

@@ -10,6 +10,18 @@ void *fb_env_snapshot(void);
 void fb_env_free(void *snap);
 void fb_watchdog_start(FbContext *ctx, double timeout_s);
 void fb_stall_if_asked(const FbContext *ctx);
+/* The cores the job may use on this node (the union of its ranks' CPU
+ * sets) and the ranks on it (collective over the node). */
+long fb_node_cores(const FbContext *ctx, int *local_ranks);
+/* Nanoseconds a cache line takes to pass between the node's first rank and
+ * another of its ranks and back, halved: the median over the node's other
+ * ranks, the largest over nodes; NAN where no node has two ranks, or more
+ * ranks than cores (a waiting rank would hold its partner's core).
+ * Collective. */
+double fb_probe_handoff(FbContext *ctx);
+/* handoff_ns_before and handoff_ns_after (the probe again now) in r's
+ * params, where measured (collective; nothing before a timed loop). */
+void fb_record_handoff(FbContext *ctx, FbResult *r);
 
 /* A growable JSON text with comma bookkeeping. */
 typedef struct {

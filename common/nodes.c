@@ -1,8 +1,12 @@
 /* nodes.c: which ranks share a node (by processor name), for pairing ranks
  * across nodes and sizing per-node resources, and the node's facts (memory
- * available, last-level cache). */
+ * available, last-level cache, the time a cache line takes between its
+ * ranks). */
 #include "fabricbench.h"
+#include "internal.h"
 
+#include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,4 +173,118 @@ size_t fb_last_level_cache(void) {
     best = (size_t)(l3 > 0 ? l3 : l2 > 0 ? l2 : 0);
   }
   return best;
+}
+
+/* The cache-line handoff probe. Two ranks pass one 64-byte line of an MPI
+ * shared-memory window back and forth; half a round trip is the time a
+ * line takes from one core to another: tens of nanoseconds where the two
+ * share a last-level cache, a few times that across chiplets or sockets.
+ * A virtual machine's host may move its vCPUs between the two while a run
+ * goes on (on a 2-vCPU Zen 4 VM, 6 Dec 2026: 35-60 ns with the two ranks'
+ * STREAM Triad at 33-38 GB/s, 170-220 ns with it at 50-62 GB/s, switching
+ * every few to few tens of seconds), so the record takes it before the
+ * timed loop and after. */
+#define FB_HANDOFF_TRIPS    1000 /* timed round trips a pair: 0.1-0.4 ms */
+#define FB_HANDOFF_WARMUP   100  /* untimed round trips before them */
+#define FB_HANDOFF_PARTNERS 63   /* the node's first rank with at most this many others */
+#define FB_HANDOFF_BUDGET_S 0.2  /* a pair's give-up time: a partner off its core */
+
+typedef struct {
+  _Alignas(64) _Atomic long long seq; /* odd: the first rank's turn passed; even: back */
+  _Alignas(64) _Atomic int abort;     /* the first rank gave up */
+} FbHandoffLine;
+
+/* Waits until *seq == want or the deadline (the first rank) or the abort
+ * flag (its partner); returns whether it got want. */
+static int handoff_wait(FbHandoffLine *line, long long want, double deadline) {
+  for (unsigned spins = 1;; spins++) {
+    if (atomic_load_explicit(&line->seq, memory_order_acquire) == want) return 1;
+    if ((spins & 255) == 0) {
+      if (deadline > 0.0 ? MPI_Wtime() > deadline
+                         : atomic_load_explicit(&line->abort, memory_order_relaxed))
+        return 0;
+    }
+  }
+}
+
+/* One pair's half round trip in ns (the first rank's view), NAN if it gave up. */
+static double handoff_pair(FbHandoffLine *line, int first) {
+  const long long n = FB_HANDOFF_WARMUP + FB_HANDOFF_TRIPS;
+  double t0 = 0.0, deadline = MPI_Wtime() + FB_HANDOFF_BUDGET_S;
+  for (long long i = 0; i < n; i++) {
+    if (first) {
+      if (i == FB_HANDOFF_WARMUP) t0 = MPI_Wtime();
+      atomic_store_explicit(&line->seq, 2 * i + 1, memory_order_release);
+      if (!handoff_wait(line, 2 * i + 2, deadline)) {
+        atomic_store_explicit(&line->abort, 1, memory_order_relaxed);
+        return NAN;
+      }
+    } else {
+      if (!handoff_wait(line, 2 * i + 1, 0.0)) return NAN;
+      atomic_store_explicit(&line->seq, 2 * i + 2, memory_order_release);
+    }
+  }
+  return first ? (MPI_Wtime() - t0) / (2.0 * FB_HANDOFF_TRIPS) * 1e9 : NAN;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double fb_probe_handoff(FbContext *ctx) {
+  int local_ranks = 0;
+  long cores = fb_node_cores(ctx, &local_ranks);
+  MPI_Comm node = fb_node_comm(ctx);
+  int me;
+  MPI_Comm_rank(node, &me);
+  /* every rank of a node decides alike: all its ranks know the same counts */
+  int probe = local_ranks >= 2 && local_ranks <= cores, any;
+  MPI_Allreduce(&probe, &any, 1, MPI_INT, MPI_MAX, ctx->comm);
+  double node_ns = -1.0; /* -1: not measured (MPI_MAX over nodes) */
+  if (any && probe) {
+    FbHandoffLine *line = NULL;
+    MPI_Win win;
+    MPI_Win_allocate_shared(me == 0 ? (MPI_Aint)sizeof *line : 0, 1, MPI_INFO_NULL, node, &line,
+                            &win);
+    MPI_Aint bytes;
+    int unit;
+    MPI_Win_shared_query(win, 0, &bytes, &unit, &line);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    int partners = local_ranks - 1 < FB_HANDOFF_PARTNERS ? local_ranks - 1 : FB_HANDOFF_PARTNERS;
+    double ns[FB_HANDOFF_PARTNERS];
+    int got = 0;
+    for (int k = 1; k <= partners; k++) {
+      if (me == 0) {
+        atomic_store(&line->seq, 0);
+        atomic_store(&line->abort, 0);
+      }
+      MPI_Win_sync(win);
+      MPI_Barrier(node);
+      if (me == 0 || me == k) {
+        double t = handoff_pair(line, me == 0);
+        if (me == 0 && isfinite(t)) ns[got++] = t;
+      }
+      MPI_Barrier(node);
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    if (me == 0 && got > 0) {
+      qsort(ns, (size_t)got, sizeof *ns, compare_doubles);
+      node_ns = got % 2 ? ns[got / 2] : 0.5 * (ns[got / 2 - 1] + ns[got / 2]);
+    }
+  }
+  MPI_Comm_free(&node);
+  double worst = -1.0;
+  MPI_Allreduce(&node_ns, &worst, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+  return worst >= 0.0 ? worst : NAN;
+}
+
+void fb_record_handoff(FbContext *ctx, FbResult *r) {
+  if (!ctx->handoff_probed) return;
+  double after = fb_probe_handoff(ctx);
+  if (!isfinite(ctx->handoff_before_ns) && !isfinite(after)) return;
+  if (isfinite(ctx->handoff_before_ns))
+    fb_result_param_double(r, "handoff_ns_before", ctx->handoff_before_ns);
+  if (isfinite(after)) fb_result_param_double(r, "handoff_ns_after", after);
 }

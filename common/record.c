@@ -262,6 +262,7 @@ static void write_record_json(FbContext *ctx, const FbResult *r, const FbPhaseSt
 int fb_report(FbContext *ctx, FbResult *r) {
   FbPhaseStats st[FB_MAX_PHASES];
   fb_set_stage(ctx, "report");
+  fb_record_handoff(ctx, r); /* before the summary, which prints the params */
   fb_timers_reduce(&ctx->timers, ctx->comm, st);
   int passed = fb_result_passed(r);
   MPI_Bcast(&passed, 1, MPI_INT, 0, ctx->comm); /* rank 0's verdict is the verdict */

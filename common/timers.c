@@ -101,6 +101,10 @@ double fb_now(void) { return MPI_Wtime(); }
 #define FB_SLOW_RANK_DELAY_S 0.5
 
 void fb_loop_begin(FbContext *ctx, FbLoop *loop) {
+  if (!ctx->handoff_probed) { /* where the host put the ranks as the timing starts */
+    ctx->handoff_before_ns = fb_probe_handoff(ctx);
+    ctx->handoff_probed = 1;
+  }
   if (ctx->timers.loop_depth == 0) fb_set_stage(ctx, "timed loop");
   MPI_Barrier(ctx->comm);
   ctx->timers.loop_depth++;

@@ -92,6 +92,12 @@ mpi() {
   timeout -k 5 "${LIMIT:-300}" "$MPIRUN" -np "$np" "$@" >"$OUT_FILE" 2>&1 </dev/null
 }
 
+# cpus: the CPUs this shell may run on, as fabricbench counts a node's cores
+# (its affinity; nproc would follow OMP_NUM_THREADS, which the tests set)
+cpus() {
+  python3 -c 'import os; print(len(os.sched_getaffinity(0)))'
+}
+
 # peak_mb NP PROGRAM ARGS... : the largest resident memory of one rank of
 # the run in MB, as the kernel counts it for the waited-for processes
 # (ru_maxrss), or "failed" when the run did not exit 0

@@ -11,6 +11,17 @@ for np in 1 2 4; do
   else
     not_ok "stream at $np ranks: exit $rc" "$(cat "$OUT_FILE")"
   fi
+  # the cache-line handoff between the node's ranks (common/nodes.c): taken
+  # before the timed loop and at the report, where 2 or more ranks share the
+  # node and have a core each; absent otherwise
+  if [ "$np" -ge 2 ] && [ "$np" -le "$(cpus)" ]; then
+    handoff=$(json "$REC" 'all(5 < r["params"][k] < 1e5 for k in ("handoff_ns_before", "handoff_ns_after"))')
+    check "stream at $np ranks on $(cpus) cores: the cache-line handoff before and after the loop in the record and the summary" \
+      sh -c "[ '$handoff' = true ] && grep -q '^  handoff_ns_before ' '$OUT_FILE'"
+  else
+    check "stream at $np ranks on $(cpus) cores: no cache-line handoff in the record (no pair, or more ranks than cores)" \
+      [ "$(json "$REC" '"handoff_ns_before" not in r["params"] and "handoff_ns_after" not in r["params"]')" = true ]
+  fi
 done
 check "stream prints stream.c's table" sh -c "grep -q '^Function    Best Rate MB/s  Avg time     Min time     Max time' '$OUT_FILE' && grep -q '^Triad ' '$OUT_FILE'"
 check "stream record: per-rank minimum, the synchronisation mode, the loop's spread over ranks" \
