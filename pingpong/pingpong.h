@@ -33,6 +33,7 @@ typedef struct {
   /* options */
   const char *test_name, *range, *pairs_mode, *receive_buffers;
   long long warmup, iterations, window, loop;
+  long long large_warmup, large_iterations; /* above PP_LARGE_MESSAGE (resolved in pp_parse) */
   int validate, handshake, no_huge_pages;
   int one_receive_buffer; /* --receive-buffers one */
   int run[T_COUNT];

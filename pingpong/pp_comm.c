@@ -255,11 +255,8 @@ void pp_run_test(FbContext *ctx, PingPong *pp, int test) {
       continue;
     }
     int large = size > PP_LARGE_MESSAGE;
-    Sweep w = {size, large ? pp->warmup / 10 : pp->warmup,
-               large ? (pp->iterations / 10 < 10 ? (pp->iterations < 10 ? pp->iterations : 10)
-                                                 : pp->iterations / 10)
-                     : pp->iterations,
-               NULL, 0};
+    Sweep w = {size, large ? pp->large_warmup : pp->warmup,
+               large ? pp->large_iterations : pp->iterations, NULL, 0};
     w.samples = calloc((size_t)w.iterations, sizeof(double));
     fb_agree(ctx, w.samples ? 0 : FB_EXIT_RUNTIME, "out of memory for the samples");
     MPI_Barrier(ctx->comm);

@@ -111,6 +111,8 @@ void pp_finish(FbContext *ctx, PingPong *pp, const FbLoop *sweep, FbResult *r) {
     fb_result_check_abs(r, "message_bytes_wrong", "message bytes wrong (--validate)",
                         (double)pp->bad_contents, 0.0, 0.0);
   fb_result_param_int(r, "pairs_measured", pp->n_pairs);
+  fb_result_param_int(r, "large-warmup", pp->large_warmup); /* -1 resolved */
+  fb_result_param_int(r, "large-iterations", pp->large_iterations);
   if (pp->run[T_BW] || pp->run[T_BIBW]) {
     fb_result_param_int(r, "window", pp->window);
     fb_result_param_str(r, "receive_buffers", pp->receive_buffers);

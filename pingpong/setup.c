@@ -94,6 +94,8 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
   pp->receive_buffers = "each";
   pp->warmup = 100;
   pp->iterations = 1000;
+  pp->large_warmup = -1;     /* a tenth of -x */
+  pp->large_iterations = -1; /* a tenth of -i, at least 10 (or -i where it is under 10) */
   pp->loop = 1;
   pp->window = PP_WINDOW;
   fb_option_string(ctx, "test", 0, &pp->test_name, "NAME",
@@ -106,6 +108,12 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
                 "untimed iterations per size (a tenth above 8 KiB)");
   fb_option_int(ctx, "iterations", 'i', &pp->iterations, 1, 100000000, "N",
                 "timed iterations per size (a tenth, at least 10, above 8 KiB)");
+  fb_option_int(ctx, "large-warmup", 0, &pp->large_warmup, -1, 1000000, "N",
+                "untimed iterations per size above 8 KiB (-1: a tenth of -x)");
+  fb_option_int(
+      ctx, "large-iterations", 0, &pp->large_iterations, -1, 100000000, "N",
+      "timed iterations per size above 8 KiB (-1: a tenth of -i, at least\n"
+      "                               10); with --large-warmup, OSU's counts in one launch");
   fb_option_int(ctx, "window", 'W', &pp->window, 1, PP_MAX_WINDOW, "N",
                 "messages in flight per bw and bibw window (OSU's -W; fewer where their\n"
                 "                               receive buffers would pass 64 MiB, one a message)");
@@ -138,6 +146,13 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
                    "bandwidth, and allreduce latency over all ranks. Messages carry real\n"
                    "data; marker bytes are checked on every message. MB/s = 1e6 bytes/s.");
   parse_tests(ctx, pp);
+  if (pp->large_warmup < 0) pp->large_warmup = pp->warmup / 10;
+  if (pp->large_iterations < 0)
+    pp->large_iterations = pp->iterations / 10 >= 10 ? pp->iterations / 10
+                           : pp->iterations < 10     ? pp->iterations
+                                                     : 10;
+  if (pp->large_iterations == 0)
+    fb_fail(ctx, FB_EXIT_USAGE, "option --large-iterations: 0 timed iterations measure nothing");
   if (pp->loop > 1 && !pp->handshake)
     fb_fail(ctx, FB_EXIT_USAGE, "option --loop: a loop of %lld round trips needs --handshake",
             pp->loop);

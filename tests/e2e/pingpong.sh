@@ -86,6 +86,15 @@ rc=$?
 check "pingpong -W 8: windows of 8 at 1 MiB to 8 MiB, 4 at 16 MiB, in bw and bibw, PASS (exit $rc)" \
   [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] == "PASS" and r["params"]["window"] == 8 and all([p["window"] for p in r["results"][t]] == [8, 8, 8, 8, 4] for t in ("bw", "bibw"))')" = true ]
 
+# Above 8 KiB a tenth of -i (at least 10) and of -x, or --large-iterations
+# and --large-warmup (OSU's counts in one launch): 4 and 8 KiB 3 + 30 + 1
+# round trips each, 16 KiB 0 + 10 + 1, or 1 + 7 + 1; resolved in the record
+rm -f "$REC" "$REC.large"
+mpi 2 $PP --test latency -m 4K:16K -i 30 -x 3 --json "$REC"
+mpi 2 $PP --test latency -m 4K:16K -i 30 -x 3 --large-iterations 7 --large-warmup 1 --json "$REC.large"
+check "pingpong above 8 KiB: a tenth of -i and -x by default, --large-iterations and --large-warmup when given, resolved in the record" \
+  [ "$(json "$REC" 'r["comm"]["latency"]["messages"] == 2 * (34 + 34 + 11) and r["params"]["large-iterations"] == 10 and r["params"]["large-warmup"] == 0')$(json "$REC.large" 'r["comm"]["latency"]["messages"] == 2 * (34 + 34 + 9) and r["params"]["large-iterations"] == 7')" = truetrue ]
+
 # --receive-buffers one, as OSU's osu_bw and osu_bibw: every receive of a
 # window into one buffer, so -W holds at every size; data still validated
 rm -f "$REC"

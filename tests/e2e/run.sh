@@ -181,10 +181,12 @@ import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.split()[:1] in (['1'], ['8'])]
 ok = len(rows) == 6 and all(float(r[1]) == 2.5 and float(r[2]) > 0 and abs(float(r[3]) - float(r[2]) / 2.5) <= 0.0031 and float(r[4]) > 0 for r in rows)
 raise SystemExit(0 if ok and int(sys.argv[2]) == 0 else 1)" "$OUT_FILE" "$rc"
-check "bench-osu: ours on OSU's terms is --no-huge-pages, in bw and bibw with --receive-buffers one" \
+check "bench-osu: each test of ours one launch with OSU's counts; on OSU's terms --no-huge-pages, in bw and bibw with --receive-buffers one" \
   sh -c "grep -q -- '--test latency .*--no-huge-pages' '$TMPDIR_T/logged-mpirun.log' &&
     [ \$(grep -c -E -- '--test (bw|bibw) .*--no-huge-pages --receive-buffers one' '$TMPDIR_T/logged-mpirun.log') -eq 2 ] &&
-    [ \$(grep -c -E -- '--test (bw|bibw) ' '$TMPDIR_T/logged-mpirun.log') -eq 4 ]"
+    [ \$(grep -c -E -- '--test (bw|bibw) ' '$TMPDIR_T/logged-mpirun.log') -eq 4 ] &&
+    [ \$(grep -c -E -- '--test (bw|bibw) -m 1:8 -i 100 -x 10 --large-iterations 20 --large-warmup 2 ' '$TMPDIR_T/logged-mpirun.log') -eq 4 ] &&
+    [ \$(grep -c -E -- '--test latency -m 1:8 -i 10000 -x 100 --large-iterations 1000 --large-warmup 10 ' '$TMPDIR_T/logged-mpirun.log') -eq 2 ]"
 OSU_SRC="$TMPDIR_T" timeout 20 run/bench-osu >"$OUT_FILE" 2>&1; rc=$?
 check "bench-osu with OSU_SRC not an OSU tree: one line naming it, exit 2" \
   sh -c "[ $rc -eq 2 ] && [ \$(grep -c . '$OUT_FILE') -eq 1 ] && grep -q 'OSU_SRC' '$OUT_FILE'"
