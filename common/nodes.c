@@ -189,9 +189,13 @@ size_t fb_last_level_cache(void) {
 #define FB_HANDOFF_PARTNERS 63   /* the node's first rank with at most this many others */
 #define FB_HANDOFF_BUDGET_S 0.2  /* a pair's give-up time: a partner off its core */
 
+/* The two words on lines of their own; the window gives 8-byte alignment
+ * only, so the probe aligns the struct's start to a line itself. */
+#define FB_LINE 64
 typedef struct {
-  _Alignas(64) _Atomic long long seq; /* odd: the first rank's turn passed; even: back */
-  _Alignas(64) _Atomic int abort;     /* the first rank gave up */
+  _Atomic long long seq; /* odd: the first rank's turn passed; even: back */
+  char pad[FB_LINE - sizeof(long long)];
+  _Atomic int abort; /* the first rank gave up */
 } FbHandoffLine;
 
 /* Waits until *seq == want or the deadline (the first rank) or the abort
@@ -243,13 +247,14 @@ double fb_probe_handoff(FbContext *ctx) {
   MPI_Allreduce(&probe, &any, 1, MPI_INT, MPI_MAX, ctx->comm);
   double node_ns = -1.0; /* -1: not measured (MPI_MAX over nodes) */
   if (any && probe) {
-    FbHandoffLine *line = NULL;
+    char *base = NULL;
     MPI_Win win;
-    MPI_Win_allocate_shared(me == 0 ? (MPI_Aint)sizeof *line : 0, 1, MPI_INFO_NULL, node, &line,
-                            &win);
+    MPI_Win_allocate_shared(me == 0 ? (MPI_Aint)(sizeof(FbHandoffLine) + FB_LINE) : 0, 1,
+                            MPI_INFO_NULL, node, &base, &win);
     MPI_Aint bytes;
     int unit;
-    MPI_Win_shared_query(win, 0, &bytes, &unit, &line);
+    MPI_Win_shared_query(win, 0, &bytes, &unit, &base);
+    FbHandoffLine *line = (FbHandoffLine *)(void *)(base + (FB_LINE - (uintptr_t)base % FB_LINE));
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     int partners = local_ranks - 1 < FB_HANDOFF_PARTNERS ? local_ranks - 1 : FB_HANDOFF_PARTNERS;
     double ns[FB_HANDOFF_PARTNERS];
