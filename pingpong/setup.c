@@ -116,7 +116,7 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
       "                               10); with --large-warmup, OSU's counts in one launch");
   fb_option_int(ctx, "window", 'W', &pp->window, 1, PP_MAX_WINDOW, "N",
                 "messages in flight per bw and bibw window (OSU's -W; fewer where their\n"
-                "                               receive buffers would pass 64 MiB, one a message)");
+                "                               receive buffers, one a message, would pass 64 MiB)");
   fb_option_string(
       ctx, "receive-buffers", 0, &pp->receive_buffers, "HOW",
       "bw and bibw: each, every message of a window into a buffer of its\n"
