@@ -114,9 +114,10 @@ void pp_parse(FbContext *ctx, PingPong *pp, int argc, char **argv) {
       ctx, "large-iterations", 0, &pp->large_iterations, -1, 100000000, "N",
       "timed iterations per size above 8 KiB (-1: a tenth of -i, at least\n"
       "                               10); with --large-warmup, OSU's counts in one launch");
-  fb_option_int(ctx, "window", 'W', &pp->window, 1, PP_MAX_WINDOW, "N",
-                "messages in flight per bw and bibw window (OSU's -W; fewer where their\n"
-                "                               receive buffers, one a message, would pass 64 MiB)");
+  fb_option_int(
+      ctx, "window", 'W', &pp->window, 1, PP_MAX_WINDOW, "N",
+      "messages in flight per bw and bibw window (OSU's -W; fewer where their\n"
+      "                               receive buffers, one a message, would pass 64 MiB)");
   fb_option_string(
       ctx, "receive-buffers", 0, &pp->receive_buffers, "HOW",
       "bw and bibw: each, every message of a window into a buffer of its\n"
