@@ -243,10 +243,9 @@ double fb_probe_handoff(FbContext *ctx) {
   int me;
   MPI_Comm_rank(node, &me);
   /* every rank of a node decides alike: all its ranks know the same counts */
-  int probe = local_ranks >= 2 && local_ranks <= cores, any;
-  MPI_Allreduce(&probe, &any, 1, MPI_INT, MPI_MAX, ctx->comm);
+  int probe = local_ranks >= 2 && local_ranks <= cores;
   double node_ns = -1.0; /* -1: not measured (MPI_MAX over nodes) */
-  if (any && probe) {
+  if (probe) {
     char *base = NULL;
     MPI_Win win;
     MPI_Win_allocate_shared(me == 0 ? (MPI_Aint)(sizeof(FbHandoffLine) + FB_LINE) : 0, 1,
