@@ -487,8 +487,12 @@ void fb_node_position(const FbContext *ctx, int *node_rank, int *node_size);
 int fb_ranks_on_my_node(FbContext *ctx);
 /* Available memory summed over the job's nodes (bytes); collective. */
 double fb_nodes_mem_available(FbContext *ctx);
-/* Size in bytes of the largest CPU cache this process can see, 0 if unknown. */
+/* Size in bytes of the largest CPU cache this process can see (one
+ * instance of it), 0 if unknown. */
 size_t fb_last_level_cache(void);
+/* How many instances of that cache the node has (its CPUs' distinct
+ * sharing lists in sysfs: one per socket or chiplet), 1 if unknown. */
+int fb_last_level_cache_instances(void);
 
 /* Test hooks: true when FABRICBENCH_TEST_HOOK names this hook. Used by the
  * tests to inject faults (a perturbed coefficient, a stalled rank). */

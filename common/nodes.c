@@ -153,26 +153,61 @@ void fb_record_pages(FbContext *ctx, FbResult *r, int n, void *const *ptrs, cons
   fb_result_param_str(r, "thp", mode);
 }
 
-size_t fb_last_level_cache(void) {
+/* cpu0's largest cache in sysfs: its size, and its index through *index
+ * (-1 and 0 where sysfs lists none). */
+static size_t sysfs_largest_cache(int *index) {
   size_t best = 0;
-  for (int index = 0; index < 8; index++) {
+  *index = -1;
+  for (int k = 0; k < 8; k++) {
     char path[96];
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", k);
     FILE *f = fopen(path, "r");
     if (!f) continue;
     unsigned long v = 0;
     char unit = 0;
     if (fscanf(f, "%lu%c", &v, &unit) >= 1) {
       size_t bytes = v * (unit == 'K' ? 1024UL : unit == 'M' ? 1048576UL : 1UL);
-      if (bytes > best) best = bytes;
+      if (bytes > best) best = bytes, *index = k;
     }
     fclose(f);
   }
+  return best;
+}
+
+size_t fb_last_level_cache(void) {
+  int index;
+  size_t best = sysfs_largest_cache(&index);
   if (best == 0) {
     long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     best = (size_t)(l3 > 0 ? l3 : l2 > 0 ? l2 : 0);
   }
   return best;
+}
+
+/* Up to this many distinct instances are told apart (then the count stops). */
+#define FB_CACHE_INSTANCES_MAX 1024
+
+int fb_last_level_cache_instances(void) {
+  int index;
+  if (sysfs_largest_cache(&index) == 0) return 1;
+  long cpus = sysconf(_SC_NPROCESSORS_CONF);
+  char *seen[FB_CACHE_INSTANCES_MAX];
+  int n = 0;
+  for (long cpu = 0; cpu < cpus && n < FB_CACHE_INSTANCES_MAX; cpu++) {
+    char path[128], list[512];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/cache/index%d/shared_cpu_list", cpu,
+             index);
+    FILE *f = fopen(path, "r");
+    if (!f) continue; /* offline, or not listed */
+    int got = fgets(list, sizeof list, f) != NULL;
+    fclose(f);
+    if (!got) continue;
+    int known = 0;
+    for (int i = 0; i < n && !known; i++) known = !strcmp(seen[i], list);
+    if (!known && (seen[n] = strdup(list)) != NULL) n++;
+  }
+  for (int i = 0; i < n; i++) free(seen[i]);
+  return n > 0 ? n : 1;
 }
 
 /* The cache-line handoff probe. Two ranks pass one 64-byte line of an MPI

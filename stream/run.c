@@ -16,7 +16,7 @@ void stream_parse(FbContext *ctx, Stream *s, int argc, char **argv) {
   s->repeats = 10;
   fb_option_int(ctx, "elements", 'n', &s->n, 1, 1LL << 40, "ELEMENTS",
                 "elements per array per rank");
-  fb_option_default(ctx, "4x the largest cache");
+  fb_option_default(ctx, "4x the last-level cache / the ranks on it");
   fb_option_int(ctx, "passes", 'r', &s->repeats, 2, 100000, "PASSES",
                 "timed passes of each kernel; the first is not counted");
   fb_option_flag(ctx, "nt", 0, &s->nt, "use non-temporal stores (reported as such)");
@@ -57,11 +57,15 @@ void stream_parse(FbContext *ctx, Stream *s, int argc, char **argv) {
 }
 
 void stream_setup(FbContext *ctx, Stream *s) {
-  if (s->n == 0) {
+  if (s->n == 0) { /* each array over a cache's ranks at 4x that cache */
     size_t cache = fb_last_level_cache();
+    int caches = fb_last_level_cache_instances(), ranks = fb_ranks_on_my_node(ctx);
+    long long sharing = (ranks + caches - 1) / caches;
     long long want =
-        (long long)(STREAM_CACHE_FACTOR * (cache ? cache : 32u << 20) / sizeof(double));
+        (long long)(STREAM_CACHE_FACTOR * (cache ? cache : STREAM_CACHE_UNKNOWN) / sizeof(double)) /
+        sharing;
     s->n = (want + STREAM_CHUNK - 1) / STREAM_CHUNK * STREAM_CHUNK;
+    fb_allreduce_max_ll(ctx, -1, &s->n, 1); /* one length for all (nodes may differ) */
   }
   fb_check_memory(ctx, 3 * ((size_t)s->n * sizeof(double) + 4096 + STREAM_STAGGER_BYTES),
                   "the STREAM arrays");

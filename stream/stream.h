@@ -8,8 +8,16 @@ enum { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_COUNT };
 enum { PH_KERNELS, PH_COUNT };
 
 #define STREAM_SCALAR 3.0
-/* Arrays of at least this many times the largest cache, as stream.c asks. */
+/* stream.c's rule: each array at least this many times the last-level
+ * caches of the run. By default the ranks that share one cache (the node's
+ * ranks over its instances of it) hold that between them: each rank's
+ * arrays are the factor x the cache / those ranks. Until 6 Dec 2026 each
+ * rank's were the factor x the whole cache: a 2-vCPU Zen 5 VM whose CPUID
+ * reports the host's 508 MiB of L3 (and no sysfs) then gave each rank 2 GiB
+ * arrays, and 4 ranks were refused for want of 23.8 GiB. */
 #define STREAM_CACHE_FACTOR 4
+/* The cache assumed where neither sysfs nor sysconf tells it. */
+#define STREAM_CACHE_UNKNOWN (32u << 20)
 /* Each pass multiplies the values by 15 (a' = b + 3c = 15a), so stream.c's
  * arrays overflow to inf after about 260 passes and its check fails. After
  * every STREAM_RESCALE_PASSES passes the arrays are multiplied by

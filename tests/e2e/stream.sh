@@ -23,6 +23,36 @@ for np in 1 2 4; do
       [ "$(json "$REC" '"handoff_ns_before" not in r["params"] and "handoff_ns_after" not in r["params"]')" = true ]
   fi
 done
+# the default length: each array 4x the last-level cache over the ranks
+# that share one (the node's ranks over its instances of that cache, from
+# sysfs; getconf's L3, else L2, and one instance where sysfs lists none),
+# rounded up to 8 elements; so 2 ranks on one cache get half of 1 rank's
+for np in 1 2; do mpi "$np" $STREAM -r 2 --json "$REC.default$np"; done
+check "stream's default length: 4x the last-level cache over the ranks sharing it, at 1 and 2 ranks ($(getconf LEVEL3_CACHE_SIZE 2>/dev/null) B of L3 by getconf)" \
+  python3 - "$REC.default1" "$REC.default2" "$(getconf LEVEL3_CACHE_SIZE 2>/dev/null)" "$(getconf LEVEL2_CACHE_SIZE 2>/dev/null)" <<'PY'
+import glob, json, re, sys
+def size(path):
+    m = re.match(r"(\d+)([KM]?)", open(path).read().strip())
+    return int(m.group(1)) * {"": 1, "K": 1024, "M": 1 << 20}[m.group(2)]
+sizes = {int(re.search(r"index(\d+)/", p).group(1)): size(p)
+         for p in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*/size")}
+if sizes:
+    index = max(sizes, key=lambda k: (sizes[k], -k))
+    cache = sizes[index]
+    caches = len({open(p).read() for p in
+                  glob.glob("/sys/devices/system/cpu/cpu[0-9]*/cache/index%d/shared_cpu_list" % index)})
+else:
+    cache = next((int(x) for x in sys.argv[3:5] if x.strip().isdigit() and int(x) > 0), 32 << 20)
+    caches = 1
+ok = True
+for path, ranks in ((sys.argv[1], 1), (sys.argv[2], 2)):
+    rec = json.loads(open(path).readline())
+    want = -(-(4 * cache // 8 // -(-ranks // caches)) // 8) * 8
+    got = rec["params"]["elements_per_rank"]
+    print("%d rank(s): %d elements a rank, %d expected (%d B cache, %d instance(s))" % (ranks, got, want, cache, caches))
+    ok = ok and got == want and rec["validation"]["status"] == "PASS"
+raise SystemExit(0 if ok else 1)
+PY
 check "stream prints stream.c's table" sh -c "grep -q '^Function    Best Rate MB/s  Avg time     Min time     Max time' '$OUT_FILE' && grep -q '^Triad ' '$OUT_FILE'"
 check "stream record: per-rank minimum, the synchronisation mode, the loop's spread over ranks" \
   [ "$(json "$REC" 'r["results"]["rank_min_mbs"]["Triad"] > 0 and r["results"]["synchronised_per_kernel"] and r["phases"]["kernels"]["calls"] > 0 and r["loop_s"]["max"] >= r["loop_s"]["avg"] >= r["loop_s"]["min"] > 0')" = true ]
