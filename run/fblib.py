@@ -404,6 +404,22 @@ def split_phases(rec):
 CONFIDENCE = 0.95  # the intervals of every tool: 95%, two-sided
 
 
+# A 2-core VM's host can run its two vCPUs on one L3 or on two, switching
+# within seconds (a Zen 4 VM: cache-line handoff 31-68 ns with two ranks'
+# Triad at 32-39 GB/s, or 165-227 ns with 46-62). Our records carry the
+# handoff as each run's loop starts and ends (params.handoff_ns_before,
+# handoff_ns_after; docs/record.md); probes that agree within STATE_FACTOR
+# (the two states lay 3-5x apart) say one state throughout.
+STATE_FACTOR = 1.5
+
+
+def one_state(probes):
+    """True where every probe was taken (no NaN) and they agree within
+    STATE_FACTOR."""
+    probes = list(probes)
+    return bool(probes) and all(x == x for x in probes) and max(probes) < STATE_FACTOR * min(probes)
+
+
 def t_quantile(dof):
     """Student's t quantile for a two-sided 95% interval (scipy.stats.t)."""
     from scipy import stats
