@@ -207,15 +207,15 @@ launchlog="$TMPDIR_T/launches"
 printf '%s\n' '#!/bin/sh' "echo \"\$*\" >> '$launchlog'" "exec ${MPIRUN:-mpirun} \"\$@\"" > "$TMPDIR_T/mpirun-log"
 chmod +x "$TMPDIR_T/mpirun-log"
 : > "$launchlog"
-HIMENO_SRC="$fake" TARGET=1 REPEAT=2 MPIRUN="$TMPDIR_T/mpirun-log" timeout 300 run/bench-himeno XS "1 2" >"$OUT_FILE" 2>&1; rc=$?
-row=$(awk '$1 == "XS" && $2 == 1 { print $3, $4, $5, $6 }' "$OUT_FILE")
+HIMENO_SRC="$fake" TARGET=1 REPEAT=2 MPIRUN="$TMPDIR_T/mpirun-log" timeout 300 run/bench-himeno XS 2 >"$OUT_FILE" 2>&1; rc=$?
+row=$(awk '$1 == "XS" && $2 == 2 { print $3, $4, $5, $6 }' "$OUT_FILE")
 want=$($(make -s print-mpicc) -mprefer-vector-width=256 -E -x c /dev/null >/dev/null 2>&1 && echo 2000 || echo 1000)
 check "bench-himeno: the faster of the original's two builds ($want), ours, the ratio and the % of the Triad bound ($row, exit $rc)" \
   python3 -c "import sys; w, o, u, r, b = sys.argv[1:6]; ok = float(o) == float(w) and float(u) > 0 and abs(float(r) - float(u) / float(w)) < 1e-3 * float(r) and float(b.rstrip('%')) > 0; raise SystemExit(0 if ok else 1)" "$want" $row
 launches=$(awk '{ printf "%s ", $3 }' "$launchlog" | sed 's|[^ ]*/bmt256 |orig |g; s|\./bmt |orig |g')
 want=$([ "$want" = 2000 ] && echo "orig orig" || echo "orig")
-want="$want stream/stream himeno/bmt stream/stream $want stream/stream himeno/bmt stream/stream stream/stream $want stream/stream himeno/bmt stream/stream stream/stream $want stream/stream himeno/bmt stream/stream "
-check "bench-himeno: stream just before and just after ours in each round, on 2 ranks before the original's too (launches: $launches)" [ "$launches" = "$want" ]
+want="stream/stream $want stream/stream himeno/bmt stream/stream stream/stream $want stream/stream himeno/bmt stream/stream "
+check "bench-himeno: stream before the original's, then just before and just after ours in each round (2 ranks; launches: $launches)" [ "$launches" = "$want" ]
 # on 2 ranks (2 cores here) each round names the host's state by four
 # handoff probes, marked "one state" where they agree within 1.5x, and the
 # one-state ratio counts the marked rounds
@@ -233,7 +233,6 @@ ok = ok and summary is not None and int(summary.group(1) or 0) == len(marked)
 want = [float(r[2]) / max(float(x) for x in r[1].split(" / ")) for r in marked]
 ok = ok and (not marked or (len(summary.group(2).split()) == len(want) and
                             all(abs(float(g) - w) < 2e-3 for g, w in zip(summary.group(2).split(), want))))
-ok = ok and not re.search(r"^XS 1 rank\(s\), round \d:", text, re.M)
 raise SystemExit(0 if ok else 1)
 PY
 # bench-stream's plumbing, with a stand-in for Debian's hpcc: its output
