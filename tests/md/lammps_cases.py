@@ -15,13 +15,19 @@ usage: lammps_cases.py MD MPIRUN WORKDIR [CASE...]
 MD_LAMMPS_RANKS: md's rank counts for the cases that name none ("1 2 3");
 MD_LAMMPS_MAX_RANKS: leave out md's runs on more ranks (0: none left out);
 LMP_MPIRUN: the launcher of lmp's own MPI, where md runs under another's
-(MPIRUN by default).
+(MPIRUN by default);
+LMP_CACHE: a folder that keeps LAMMPS's side of each case (its data file,
+runs and dump), taken again where lmp, its launcher and the case's inputs
+are the same: .ci/run's three passes rebuild md, not LAMMPS, whose runs
+were 47 of the 99 s of a pass here.
 Prints "ok - ..." / "not ok - ..." lines (tests/run-tests counts them) and
 exits 1 when a case fails."""
 import gzip
+import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -972,6 +978,75 @@ def run(cmd, cwd, log, timeout=600):
         return subprocess.call(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
 
 
+def lammps_key(name, spec, d, lmp_mpirun):
+    """What LAMMPS's side of a case depends on: lmp itself, its launcher (by
+    the file it is: mpirun and mpirun.openmpi are one), this script (the cases and their transforms), the case's inputs with
+    its folder's name taken out, and every file they name by path."""
+    lmp = os.path.realpath(shutil.which("lmp") or "lmp")
+    st = os.stat(lmp)
+    launcher = [os.path.realpath(shutil.which(lmp_mpirun[0]) or lmp_mpirun[0])] + lmp_mpirun[1:]
+    h = hashlib.sha256(repr((name, lmp, st.st_size, st.st_mtime_ns, launcher)).encode())
+    h.update(open(__file__, "rb").read())
+    for f in ("make.in", "run.in"):
+        text = open(os.path.join(d, f)).read()
+        h.update(text.replace(d, "{dir}").encode())
+        for word in re.findall(r"(?<!\S)/\S+", text):
+            if os.path.isfile(word):
+                h.update(open(word, "rb").read())
+    return h.hexdigest()
+
+
+TAKEN = []  # the cases whose LAMMPS side came from LMP_CACHE
+
+
+def lammps_side(name, spec, d, lmp_mpirun):
+    """LAMMPS's data file, its runs at 1 and 2 ranks (lmp1.out, lmp2.out)
+    and its first-step dump (lmp_first.dump) in d: from LMP_CACHE when the
+    same inputs ran before, kept there after they run."""
+    cache = os.environ.get("LMP_CACHE")
+    kept = cache and os.path.join(cache, "%s.%s" % (name, lammps_key(name, spec, d, lmp_mpirun)))
+    if kept and os.path.isdir(kept):
+        for f in os.listdir(kept):
+            shutil.copy(os.path.join(kept, f), d)
+        TAKEN.append(name)
+        return True
+    if not lammps_runs(name, spec, d, lmp_mpirun):
+        return False
+    if kept:  # filled beside, then renamed: a folder there is whole
+        part = "%s.part%d" % (kept, os.getpid())
+        os.makedirs(part)
+        for f in set(os.listdir(d)) - {"make.in", "run.in", "md.ini"}:
+            shutil.copy(os.path.join(d, f), part)
+        os.rename(part, kept)
+    return True
+
+
+def lammps_runs(name, spec, d, lmp_mpirun):
+    """lmp builds the system (make.in, when the case has one) and runs it at
+    1 and 2 ranks in d."""
+    if spec.get("make") and run(["lmp", "-in", "make.in", "-log", "none"], d, os.path.join(d, "make.out")):
+        print("not ok - md = LAMMPS %s: lmp could not build the system (%s/make.out)" % (name, d))
+        return False
+    if spec.get("transform"):
+        TRANSFORMS[spec["transform"]](os.path.join(d, "case.data"))
+    if spec.get("gzip"):
+        with open(os.path.join(d, "case.data"), "rb") as plain, gzip.open(os.path.join(d, "case.data.gz"), "wb") as packed:
+            packed.write(plain.read())
+        os.unlink(os.path.join(d, "case.data"))
+    for np in (1, 2):
+        log = os.path.join(d, "lmp%d.out" % np)
+        if run(lmp_mpirun + ["-np", str(np), "lmp", "-in", "run.in", "-log", "none"], d, log):
+            print("not ok - md = LAMMPS %s: lmp failed at %d ranks (%s)" % (name, np, log))
+            return False
+        # one job of np ranks, not np jobs of one (another MPI's launcher)
+        if not re.search(r"^Loop time of \S+ on %d procs " % np, open(log).read(), re.M):
+            print("not ok - md = LAMMPS %s: lmp did not run as one job of %d ranks (%s; LMP_MPIRUN)" % (name, np, log))
+            return False
+        if np == 1:
+            os.replace(os.path.join(d, "first.dump"), os.path.join(d, "lmp_first.dump"))
+    return True
+
+
 def case(name, spec, md, mpirun, lmp_mpirun, work, ranks, max_ranks):
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
@@ -998,28 +1073,9 @@ def case(name, spec, md, mpirun, lmp_mpirun, work, ranks, max_ranks):
     open(os.path.join(d, "make.in"), "w").write(spec.get("make", "").format(**fill))
     open(os.path.join(d, "run.in"), "w").write(run_in)
     open(os.path.join(d, "md.ini"), "w").write(deck + DUMP_DECK.format(**fill))
-    if spec.get("make") and run(["lmp", "-in", "make.in", "-log", "none"], d, os.path.join(d, "make.out")):
-        print("not ok - md = LAMMPS %s: lmp could not build the system (%s/make.out)" % (name, d))
+    if not lammps_side(name, spec, d, lmp_mpirun):
         return False
-    if spec.get("transform"):
-        TRANSFORMS[spec["transform"]](os.path.join(d, "case.data"))
-    if spec.get("gzip"):
-        with open(os.path.join(d, "case.data"), "rb") as plain, gzip.open(os.path.join(d, "case.data.gz"), "wb") as packed:
-            packed.write(plain.read())
-        os.unlink(os.path.join(d, "case.data"))
-    lmp_runs = {}
-    for np in (1, 2):
-        log = os.path.join(d, "lmp%d.out" % np)
-        if run(lmp_mpirun + ["-np", str(np), "lmp", "-in", "run.in", "-log", "none"], d, log):
-            print("not ok - md = LAMMPS %s: lmp failed at %d ranks (%s)" % (name, np, log))
-            return False
-        # one job of np ranks, not np jobs of one (another MPI's launcher)
-        if not re.search(r"^Loop time of \S+ on %d procs " % np, open(log).read(), re.M):
-            print("not ok - md = LAMMPS %s: lmp did not run as one job of %d ranks (%s; LMP_MPIRUN)" % (name, np, log))
-            return False
-        lmp_runs[np] = lammps_thermo(log)
-        if np == 1:
-            os.replace(os.path.join(d, "first.dump"), os.path.join(d, "lmp_first.dump"))
+    lmp_runs = {np: lammps_thermo(os.path.join(d, "lmp%d.out" % np)) for np in (1, 2)}
     floor, _ = thermo_diff(lmp_runs[1], lmp_runs[2])
     lmp_frame = first_frame(os.path.join(d, "lmp_first.dump"))
     ok = True
@@ -1065,6 +1121,8 @@ def main():
     ok = True
     for name in names:
         ok &= case(name, CASES[name], md, mpirun, lmp_mpirun, work, ranks, max_ranks)
+    if TAKEN:
+        print("# LAMMPS's side of %d cases taken from LMP_CACHE (%s)" % (len(TAKEN), os.environ["LMP_CACHE"]))
     return 0 if ok else 1
 
 
