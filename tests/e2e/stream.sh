@@ -27,7 +27,9 @@ done
 # that share one (the node's ranks over its instances of that cache, from
 # sysfs; getconf's L3, else L2, and one instance where sysfs lists none),
 # rounded up to 8 elements; so 2 ranks on one cache get half of 1 rank's
-for np in 1 2; do mpi "$np" $STREAM -r 2 --json "$REC.default$np"; done
+# (one vector width: the length does not depend on it, and auto's trial was
+# 10 of the 25 s of the 1-rank run under AddressSanitizer on a 508 MiB L3)
+for np in 1 2; do mpi "$np" $STREAM -r 2 --vector-width native --json "$REC.default$np"; done
 check "stream's default length: 4x the last-level cache over the ranks sharing it, at 1 and 2 ranks ($(getconf LEVEL3_CACHE_SIZE 2>/dev/null) B of L3 by getconf)" \
   python3 - "$REC.default1" "$REC.default2" "$(getconf LEVEL3_CACHE_SIZE 2>/dev/null)" "$(getconf LEVEL2_CACHE_SIZE 2>/dev/null)" <<'PY'
 import glob, json, re, sys
