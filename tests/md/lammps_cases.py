@@ -978,10 +978,11 @@ def run(cmd, cwd, log, timeout=600):
         return subprocess.call(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
 
 
-def lammps_key(name, spec, d, lmp_mpirun):
+def lammps_key(name, d, lmp_mpirun):
     """What LAMMPS's side of a case depends on: lmp itself, its launcher (by
-    the file it is: mpirun and mpirun.openmpi are one), this script (the cases and their transforms), the case's inputs with
-    its folder's name taken out, and every file they name by path."""
+    the file it is: mpirun and mpirun.openmpi are one), this script (the
+    cases and their transforms), the case's inputs with its folder's name
+    taken out, and every file they name by path."""
     lmp = os.path.realpath(shutil.which("lmp") or "lmp")
     st = os.stat(lmp)
     launcher = [os.path.realpath(shutil.which(lmp_mpirun[0]) or lmp_mpirun[0])] + lmp_mpirun[1:]
@@ -1004,7 +1005,7 @@ def lammps_side(name, spec, d, lmp_mpirun):
     and its first-step dump (lmp_first.dump) in d: from LMP_CACHE when the
     same inputs ran before, kept there after they run."""
     cache = os.environ.get("LMP_CACHE")
-    kept = cache and os.path.join(cache, "%s.%s" % (name, lammps_key(name, spec, d, lmp_mpirun)))
+    kept = cache and os.path.join(cache, "%s.%s" % (name, lammps_key(name, d, lmp_mpirun)))
     if kept and os.path.isdir(kept):
         for f in os.listdir(kept):
             shutil.copy(os.path.join(kept, f), d)
@@ -1015,8 +1016,9 @@ def lammps_side(name, spec, d, lmp_mpirun):
     if kept:  # filled beside, then renamed: a folder there is whole
         part = "%s.part%d" % (kept, os.getpid())
         os.makedirs(part)
-        for f in set(os.listdir(d)) - {"make.in", "run.in", "md.ini"}:
-            shutil.copy(os.path.join(d, f), part)
+        for f in os.listdir(d):  # LAMMPS's files, not the inputs or md's
+            if f not in ("make.in", "run.in") and not f.startswith("md"):
+                shutil.copy(os.path.join(d, f), part)
         os.rename(part, kept)
     return True
 
