@@ -91,8 +91,11 @@ check() { # check NAME CONDITION-COMMAND...
 # hydra may report 1 ("Hangup (signal 1)") when the ranks exit together:
 # strace showed both ranks' exit_group(3), then the proxy's kill of the
 # group and mpiexec's exit 1 (Debian 12's MPICH 4.0, 3 runs in 8 on a
-# 2-core VM); every rank's error line is still checked.
-timeout_status() { if [ "${FB_MPI:-openmpi}" = mpich ]; then echo 3,1; else echo 3; fi; }
+# 2-core VM); MPICH 4.2.1's (Debian 13's) exits 0 in 4 runs of 25, where
+# its -print-all-exitcodes lists both ranks as 0 (768, exit 3, for one of
+# them in the other 21). Every rank's error line is still checked, and that
+# no record was written.
+timeout_status() { if [ "${FB_MPI:-openmpi}" = mpich ]; then echo 3,1,0; else echo 3; fi; }
 
 # polls_oversubscribed NP: true when NP ranks of this MPI would share cores
 # while polling: MPICH's ch4:ucx ranks poll without yielding, so a job with

@@ -8,6 +8,9 @@ elif [ "${FB_NETNS:-no}" != yes ]; then
   skip "Slurm on the emulated cluster" "network namespaces: ${FB_NETNS#no: }"
 elif ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
   skip "Slurm on the emulated cluster" "no slurmctld or munged (run/install-deps --slurm)"
+elif ! awk '$2 ~ "^/sys/fs/cgroup" && $3 ~ /^cgroup2?$/ { f = 1 } END { exit !f }' /proc/self/mounts &&
+  [ "$(slurmd -V | awk '{ split($NF, v, "."); print v[1] * 100 + v[2] }')" -lt 2405 ]; then
+  skip "Slurm on the emulated cluster" "no cgroup file system under /sys/fs/cgroup, which $(slurmd -V) needs"
 elif ! "$MPIRUN" --version 2>&1 | grep -q 'Open MPI'; then
   skip "Slurm on the emulated cluster" "srun --mpi=pmix starts Open MPI's ranks"
 else
@@ -92,7 +95,13 @@ PY
 
   timeout 60 run/emu-slurm down >"$OUT_FILE" 2>&1
   sleep 1
-  check "emu-slurm down: no daemon, namespace or file left" \
-    sh -c "! pgrep -f 'fabricbench-em[u]/slurm' >/dev/null && ! pgrep -x munged >/dev/null && ! ip netns list | grep -q '^fb-' && [ ! -e /run/fabricbench-emu ]"
+  left=$(pgrep -af 'fabricbench-em[u]/slurm'; pgrep -ax munged; ip netns list | grep '^fb-'
+    [ -e /run/fabricbench-emu ] && find /run/fabricbench-emu | head -n 10)
+  if [ -z "$left" ]; then
+    ok "emu-slurm down: no daemon, namespace or file left"
+  else
+    not_ok "emu-slurm down: no daemon, namespace or file left" "$left
+$(cat "$OUT_FILE")"
+  fi
   unset SLURM_CONF
 fi
