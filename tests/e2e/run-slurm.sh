@@ -95,7 +95,9 @@ PY
 
   timeout 60 run/emu-slurm down >"$OUT_FILE" 2>&1
   sleep 1
-  left=$(pgrep -af 'fabricbench-em[u]/slurm'; pgrep -ax munged; ip netns list | grep '^fb-'
+  # its daemons by their files' folder (munged's too: a machine's own munged,
+  # which Debian's package starts where systemd runs, is not ours)
+  left=$(pgrep -af 'fabricbench-em[u]/slurm'; ip netns list | grep '^fb-'
     [ -e /run/fabricbench-emu ] && find /run/fabricbench-emu | head -n 10)
   if [ -z "$left" ]; then
     ok "emu-slurm down: no daemon, namespace or file left"
