@@ -13,11 +13,6 @@
 #include <omp.h>
 #endif
 
-/* Pairs closer than this fraction of the cutoff are overlapping atoms whose
- * force would overflow the next step (lj: 0.25 sigma at cutoff 2.5 sigma,
- * where the force is 3e9 epsilon/sigma; Ni EAM: 0.48 A, inside every core). */
-#define MD_OVERLAP_FRACTION 0.1
-
 /* Private accumulation buffers for threads 1.., others x a stride of at
  * least len doubles, kept in md. Zero whenever no loop runs: allocated
  * zeroed, and thread_sum clears what it has added, so no pass clears them
@@ -117,13 +112,13 @@ static inline int r_index(double r, double rdr, double *p) {
 }
 
 typedef struct {
-  double energy, virial, min_rsq;
+  double energy, virial;
   double e_cut;     /* sum of the unshifted energy at the cutoff over the pairs inside it */
   double tensor[6]; /* the virial's xx yy zz xy xz yz (sums level SUMS_TENSOR) */
 } PairSums;
 
 /* What a pair loop sums beside the forces: nothing, the energy and scalar
- * virial (thermo steps, the overlap check), or the virial tensor as well
+ * virial (thermo steps), or the virial tensor as well
  * (a thermo column is a pressure component; the scalar is summed as it is
  * without it, so the other columns keep their bits). */
 enum { SUMS_NONE, SUMS_SCALAR, SUMS_TENSOR };
@@ -150,11 +145,10 @@ static inline void pair_force(double (*restrict f)[3], int j, double dx, double 
   f[j][2] -= dz * fpair;
 }
 
-static inline void pair_sums(PairSums *s, double energy, double virial, double min_rsq,
-                             double e_cut, const double tensor[6]) {
+static inline void pair_sums(PairSums *s, double energy, double virial, double e_cut,
+                             const double tensor[6]) {
   s->energy += energy;
   s->virial += virial;
-  s->min_rsq = min_rsq;
   s->e_cut += e_cut;
   for (int k = 0; k < 6; k++) s->tensor[k] += tensor[k];
 }
@@ -183,7 +177,7 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
   const MdPotential *p = &md->pot;
   const int *restrict first = md->neigh.first, *restrict len = md->neigh.len,
                       *restrict pairs = md->neigh.pairs;
-  double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq, e_cut = 0.0, tensor[6] = {0};
+  double energy = 0.0, virial = 0.0, e_cut = 0.0, tensor[6] = {0};
   double ddx[PAIR_CHUNK], ddy[PAIR_CHUNK], ddz[PAIR_CHUNK], rsq[PAIR_CHUNK], fpair[PAIR_CHUNK];
   double ev[PAIR_CHUNK], ec[PAIR_CHUNK]; /* the pair's energy and its unshifted one at the cut */
   /* lj1 lj2 lj3 lj4 offset cutsq e_at_cut, for each pair or (single_type) for all */
@@ -235,7 +229,6 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
         if (sums) {
           energy += ev[k];
           virial += rsq[k] * fpair[k];
-          min_rsq = rsq[k] < min_rsq ? rsq[k] : min_rsq;
           e_cut += ec[k];
           if (sums == SUMS_TENSOR) tensor_add(tensor, ddx[k], ddy[k], ddz[k], fpair[k]);
         }
@@ -245,13 +238,12 @@ static inline void lj_loop(const Md *md, double (*restrict f)[3], int lo, int hi
     f[i][1] += fi[1];
     f[i][2] += fi[2];
   }
-  pair_sums(s, energy, virial, min_rsq, e_cut, tensor);
+  pair_sums(s, energy, virial, e_cut, tensor);
 }
 
-/* Energy, virial and the closest pair are summed only when they are used
- * (thermo steps, the overlap check after a rebuild), as LAMMPS's eflag and
- * vflag do; the forces are the same either way. */
-static int sums_due(const Md *md) { return md->energy_due || md->check_overlap; }
+/* Energy and virial are summed only on the steps that use them (thermo),
+ * as LAMMPS's eflag and vflag do; the forces are the same either way. */
+static int sums_due(const Md *md) { return md->energy_due; }
 static int sums_level(const Md *md) {
   return !sums_due(md)                         ? SUMS_NONE
          : md->energy_due && md->tensor_wanted ? SUMS_TENSOR
@@ -380,7 +372,7 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
   const int *restrict first = md->neigh.first, *restrict kept = md->eam_len;
   const double rdr = p->rdr;
   const MdPairRow *restrict rows0 = p->pair_row[0][0];
-  double energy = 0.0, virial = 0.0, min_rsq = s->min_rsq, tensor[6] = {0};
+  double energy = 0.0, virial = 0.0, tensor[6] = {0};
   double ddx[PAIR_CHUNK], ddy[PAIR_CHUNK], ddz[PAIR_CHUNK], fpair[PAIR_CHUNK], phi[PAIR_CHUNK];
   double fpj[PAIR_CHUNK];
   _Alignas(32) double look[PAIR_CHUNK][4]; /* md.h's pair_row_eval lanes */
@@ -417,7 +409,6 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
           energy += phi[k];
           const double rsq = ddx[k] * ddx[k] + ddy[k] * ddy[k] + ddz[k] * ddz[k];
           virial += rsq * fpair[k];
-          min_rsq = rsq < min_rsq ? rsq : min_rsq;
           if (sums == SUMS_TENSOR) tensor_add(tensor, ddx[k], ddy[k], ddz[k], fpair[k]);
         }
       }
@@ -426,7 +417,7 @@ static inline void eam_pair_loop(const Md *md, double (*restrict f)[3], int lo, 
     f[i][1] += fi[1];
     f[i][2] += fi[2];
   }
-  pair_sums(s, energy, virial, min_rsq, 0.0, tensor);
+  pair_sums(s, energy, virial, 0.0, tensor);
 }
 
 static void eam_pairs(Md *md, double (*f)[3], int lo, int hi, PairSums *s) {
@@ -463,9 +454,9 @@ static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
   const size_t len = (size_t)nall * 3;
   if (!thread_buffers(md, threads - 1, len)) return FB_EXIT_RUNTIME;
   enum { ENERGY, VIRIAL, E_CUT, TENSOR, NSUMS = TENSOR + 6 };
-  double part[fb_team_rows() * NSUMS], total[NSUMS], mn = sums->min_rsq;
+  double part[fb_team_rows() * NSUMS], total[NSUMS];
   memset(part, 0, sizeof part);
-#pragma omp parallel reduction(min : mn)
+#pragma omp parallel
   {
     int t = 0;
 #ifdef _OPENMP
@@ -473,19 +464,17 @@ static int threaded(Md *md, PairLoop loop, double (*out)[3], PairSums *sums) {
 #endif
     double(*mine)[3] = (double(*)[3])thread_share(md, &out[0][0], t);
     int lo = (int)((long long)nloc * t / threads), hi = (int)((long long)nloc * (t + 1) / threads);
-    PairSums s = {0, 0, mn, 0, {0}};
+    PairSums s = {0, 0, 0, {0}};
     loop(md, mine, lo, hi, &s);
     double row[NSUMS] = {[ENERGY] = s.energy, [VIRIAL] = s.virial, [E_CUT] = s.e_cut};
     memcpy(row + TENSOR, s.tensor, sizeof s.tensor);
     fb_team_put(part, NSUMS, row);
-    mn = s.min_rsq;
 #pragma omp barrier
     thread_sum(md, &out[0][0], len);
   }
   fb_team_total(part, NSUMS, total);
   sums->energy += total[ENERGY];
   sums->virial += total[VIRIAL];
-  sums->min_rsq = mn;
   sums->e_cut += total[E_CUT];
   for (int k = 0; k < 6; k++) sums->tensor[k] += total[TENSOR + k];
   return 0;
@@ -521,29 +510,38 @@ static int eam_densities(Md *md) {
   return 0;
 }
 
-/* Names the closest pair when atoms overlap (exit 3 on every rank). */
-static void overlap_check(FbContext *ctx, Md *md, double min_rsq) {
-  const double limit = MD_OVERLAP_FRACTION * md->pot.cut;
-  int bad = !(min_rsq >= limit * limit);
+/* After a rebuild's forces: a force that is not a number stops the run
+ * (exit 3 on every rank), naming the closest listed pair. Only atoms at the
+ * same place, or so close that 1/r^12 overflows, give one (a zero in 1/r);
+ * atoms merely close run on, as LAMMPS runs them: the next steps throw
+ * them apart and the end's checks say what became of them (LAMMPS: "Lost
+ * atoms"). Before the reverse exchange, owned and ghost slots: a rank with a
+ * bad force computed the pair itself, so its closest pair is the one. */
+static void finite_force_check(FbContext *ctx, Md *md) {
+  const MdAtoms *a = &md->atoms;
+  const int nall = a->n_local + a->n_ghost;
+  int bad = 0;
+  for (int i = 0; i < nall && !bad; i++)
+    bad = !(isfinite(a->f[i][0]) && isfinite(a->f[i][1]) && isfinite(a->f[i][2]));
   char msg[FB_MSG_LEN] = "";
   if (bad) {
-    const MdAtoms *a = &md->atoms;
-    for (int i = 0; i < a->n_local && !msg[0]; i++)
+    double min_rsq = INFINITY;
+    int pi = -1, pj = -1;
+    for (int i = 0; i < a->n_local; i++)
       for (int k = 0; k < md->neigh.len[i]; k++) {
         int j = md->neigh.pairs[md->neigh.first[i] + k];
         double dx = a->x[i][0] - a->x[j][0], dy = a->x[i][1] - a->x[j][1],
                dz = a->x[i][2] - a->x[j][2];
         double rsq = dx * dx + dy * dy + dz * dz;
-        if (!(rsq >= limit * limit)) {
-          snprintf(
-              msg, sizeof msg,
-              "atoms %lld and %lld overlap at step %lld: %.3g apart, under %.3g (%.2g x cutoff); "
-              "their force would overflow",
-              md_tag(md, a->id[i]), md_tag(md, a->id[j]), md->total_steps, sqrt(rsq), limit,
-              MD_OVERLAP_FRACTION);
-          break;
-        }
+        if (pi < 0 || rsq < min_rsq) min_rsq = rsq, pi = i, pj = j;
       }
+    if (pi >= 0)
+      snprintf(msg, sizeof msg,
+               "atoms %lld and %lld are %.3g apart at step %lld: their force is not a number "
+               "(atoms at the same place, or all but)",
+               md_tag(md, a->id[pi]), md_tag(md, a->id[pj]), sqrt(min_rsq), md->total_steps);
+    else
+      snprintf(msg, sizeof msg, "a force is not a number at step %lld", md->total_steps);
   }
   fb_agree(ctx, bad ? FB_EXIT_RUNTIME : 0, msg);
 }
@@ -589,7 +587,7 @@ static void peratom_energy(FbContext *ctx, Md *md) {
 void md_force(FbContext *ctx, Md *md) {
   MdAtoms *a = &md->atoms;
   int nall = a->n_local + a->n_ghost;
-  PairSums s = {0.0, 0.0, INFINITY, 0.0, {0}};
+  PairSums s = {0.0, 0.0, 0.0, {0}};
   int rc = 0;
   fb_timer_start(&ctx->timers, PH_PAIR);
   memset(a->f, 0, (size_t)nall * sizeof *a->f);
@@ -616,7 +614,7 @@ void md_force(FbContext *ctx, Md *md) {
   md->e_cut = sums_due(md) ? s.e_cut : NAN;
   for (int k = 0; k < 6; k++)
     md->virial_tensor[k] = sums_level(md) == SUMS_TENSOR ? s.tensor[k] : NAN;
+  if (md->check_forces) finite_force_check(ctx, md);
   md_reverse_f(ctx, md);
   if (md->peratom_due) peratom_energy(ctx, md);
-  if (md->check_overlap) overlap_check(ctx, md, s.min_rsq);
 }

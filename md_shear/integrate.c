@@ -23,7 +23,7 @@ static void reneighbor(FbContext *ctx, Md *md) {
   fb_timer_stop(&ctx->timers, PH_NEIGH);
   fb_agree(ctx, md->neigh.count < 0 ? FB_EXIT_RUNTIME : 0,
            "out of memory building the neighbour list");
-  md->check_overlap = 1;
+  md->check_forces = 1;
 }
 
 /* fix setforce 0 0 0 on its group (owned atoms). */
@@ -37,7 +37,7 @@ static void set_forces(Md *md) {
 
 static void compute_forces(FbContext *ctx, Md *md, int scale_hook) {
   md_force(ctx, md);
-  md->check_overlap = 0;
+  md->check_forces = 0;
   set_forces(md);
   if (scale_hook) /* test hook: forces 10% off the energy's gradient */
     for (int i = 0; i < md->atoms.n_local; i++)

@@ -330,7 +330,7 @@ typedef struct {
   long long trajectory_every, dump_every;
   int n_dump_columns;
   MdDumpKey dump_column[MD_MAX_DUMP_COLUMNS];
-  int no_output_flag, grid[3], have_velocities, check_overlap;
+  int no_output_flag, grid[3], have_velocities, check_forces;
   int energy_due;  /* this step's forces also sum the pair energy and virial (thermo steps) */
   int peratom_due; /* ... and the per-atom energies (dump and trajectory steps) */
   /* derived */

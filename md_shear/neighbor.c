@@ -154,7 +154,7 @@ static inline void append_kept(int *restrict out, const int *restrict ids, int m
  * vector compares and no branch per candidate (a third pass, so a branch
  * would mispredict often): all four indices are written and the count
  * moves on by the kept ones. Equal positions (overlapping owned atoms,
- * rsq = 0) go by index, so the overlap check still sees them: a rare,
+ * rsq = 0) go by index, so the force check still sees them: a rare,
  * separate path. out needs room for ROW_BLOCK past the row. */
 static int list_row(const MdNeighbor *nb, int i, double xi, double yi, double zi, int s0, int s1,
                     double cutsq, int nlocal, int *restrict out, int count) {

@@ -250,6 +250,8 @@ def lj_pair_coeffs(coeffs, deck=False):
     return "".join(fmt % (i, j, eps, sig) for (i, j), (eps, sig) in coeffs.items())
 
 
+# lj_close_pairs: type 2 small (sigma 0.15) against itself and type 1
+CLOSE_PAIRS = {(1, 1): (1.0, 1.0), (2, 2): (1.0, 0.15), (1, 2): (1.0, 0.15)}
 TYPES12_COEFFS = {(t, t): (0.8 + 0.03 * t, 0.95 + 0.01 * t) for t in range(1, 13)}
 
 
@@ -700,6 +702,23 @@ write_data case.data
         "run": LJ_READ_PERIODIC + "pair_coeff 1 1 1.0 1.0\n" + RUN_COMMON + lj_nve_run(),
         "deck": lj_deck("p p p") + "pair_coeff = 1 1 1.0 1.0\n" + lj_nve_deck(),
         "ranks": [1, 2, 3],
+    },
+    # close pairs that are not overlaps: small atoms of type 2 (sigma 0.15)
+    # placed 0.2 from lattice atoms, under a tenth of the 2.5 cutoff. md
+    # refused any pair under 0.1 x cutoff at a rebuild ("their force would
+    # overflow"; an LJ fluid at T 6 with a cutoff of 10 stopped at step 20);
+    # LAMMPS runs them, and so does md now
+    "lj_close_pairs": {
+        "make": lj_lattice(2) + """mass * 1.0
+create_atoms 2 single 0.2 0.0 0.0 units box
+create_atoms 2 single 3.359 0.0 0.2 units box
+create_atoms 2 single 0.0 5.039 0.18 units box
+create_atoms 2 single 4.199 4.199 5.239 units box
+velocity all create 0.3 8642 loop geom
+write_data case.data
+""",
+        "run": LJ_READ_PERIODIC + lj_pair_coeffs(CLOSE_PAIRS) + RUN_COMMON + lj_nve_run(),
+        "deck": lj_deck("p p p") + lj_pair_coeffs(CLOSE_PAIRS, deck=True) + lj_nve_deck(),
     },
     # md's four ranks along a fixed z (--grid 1x1x4; LAMMPS at 1 and 2 ranks
     # as always): sub-boxes 1.26 thick take three hops, and the walls' ranks
