@@ -20,7 +20,7 @@
 static double *thread_buffers(Md *md, int others, size_t len) {
   if (len > md->thread_stride || others > md->thread_others) {
     free(md->thread_buf);
-    size_t stride = len + len / 4;
+    size_t stride = len + len / 4 + 1; /* never 0: calloc(0) may give NULL */
     md->thread_buf = calloc((size_t)others * stride, sizeof *md->thread_buf);
     md->thread_stride = md->thread_buf ? stride : 0;
     md->thread_others = md->thread_buf ? others : 0;
@@ -73,12 +73,15 @@ void md_force_free(Md *md) {
  * pair (grown with the list, kept between steps). */
 static int eam_cache_room(Md *md) {
   const int natoms = md->atoms.n_local, npairs = md->neigh.count;
-  if (natoms > md->eam_atoms_cap) {
+  /* allocated at the first call whatever the counts: a rank may hold no
+   * atom and no pair (a slab's vacuum; md refused such a run as out of
+   * memory before 7 December 2026) */
+  if (natoms > md->eam_atoms_cap || !md->eam_len) {
     free(md->eam_len);
     md->eam_len = malloc(((size_t)natoms + 1) * sizeof *md->eam_len);
     md->eam_atoms_cap = md->eam_len ? natoms : 0;
   }
-  if (npairs > md->eam_pairs_cap) {
+  if (npairs > md->eam_pairs_cap || !md->eam_j || !md->eam_r) {
     free(md->eam_j);
     free(md->eam_r);
     md->eam_j = malloc(((size_t)npairs + 1) * sizeof *md->eam_j);

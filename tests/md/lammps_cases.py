@@ -682,6 +682,28 @@ steps = 500
     "eam_alloy_cut_further_past_table": eam_cut_past_case(),
     # sub-boxes thinner than the cutoff plus skin (6.69 A; a box of 10.7 A):
     # at 2 ranks and more, ghosts come from two hops away, as in LAMMPS
+    # an EAM slab in a periodic box three times its height (a surface
+    # model's vacuum), md on two ranks along z: the upper one holds no atom
+    # and no pair. md stopped there as out of memory (its pair cache was
+    # never allocated for an empty rank) where LAMMPS runs
+    "eam_vacuum_rank": dict(eam_case("eam", "Cu_u3.eam", "", 3.615, 1), **{
+        "make": """units metal
+atom_style atomic
+boundary p p p
+lattice fcc 3.615
+region box block 0 5 0 5 0 12
+region slab block 0 5 0 5 1 5
+create_box 1 box
+create_atoms 1 region slab
+pair_style eam
+pair_coeff * * %s/Cu_u3.eam
+velocity all create 600.0 24680 loop geom
+displace_atoms all random 0.03 0.03 0.03 1357
+write_data case.data
+""" % POTENTIALS,
+        "md_args": ["--grid", "1x1x2"],
+        "ranks": [2],
+    }),
     "eam_thin_subboxes": dict(eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.56, 2, cells=3),
                               ranks=[1, 2, 3, 4]),
     # a periodic box shorter than the cutoff (one fcc cell, 4 atoms): every
