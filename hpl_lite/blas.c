@@ -109,7 +109,7 @@ void hpl_blas_select(char **argv) {
   }
 }
 
-void hpl_blas_check(FbContext *ctx, FbResult *r) {
+void hpl_blas_check(FbContext *ctx, FbResult *r, int warn) {
   const char *core = openblas_get_corename();
   const char *config = openblas_get_config();
   const char *state = getenv(BLAS_STATE), *was = getenv(BLAS_WAS);
@@ -130,6 +130,7 @@ void hpl_blas_check(FbContext *ctx, FbResult *r) {
   fb_result_param_str(r, "blas_kernel_chosen_by", chosen);
   fb_result_param_int(r, "blas_threads", threads);
   const char *best = best_kernel();
+  if (!warn) return;
   if (ctx->rank == 0 && generic_kernel(core) && best) {
     fprintf(stderr,
             "WARNING: OpenBLAS runs its '%s' kernels on a CPU that supports %s's: DGEMM is "

@@ -84,7 +84,9 @@ int hpl_read_dat(const char *path, const char *text, size_t len, HplConfig *cfg,
 /* before MPI_Init: re-executes hpl on the best OpenBLAS kernel the CPU supports
  * when OpenBLAS chose a generic one and the user did not set OPENBLAS_CORETYPE */
 void hpl_blas_select(char **argv);
-void hpl_blas_check(FbContext *ctx, FbResult *r);
+/* the BLAS in the case's record; warns (rank 0) when warn is set: the
+ * first case of a run, so an HPL.dat of many cases warns once */
+void hpl_blas_check(FbContext *ctx, FbResult *r, int warn);
 /* matrix.c */
 long long hpl_numroc(long long n, long long nb, int iproc, int nprocs);
 long long hpl_local_index(long long g, long long nb, int nprocs);

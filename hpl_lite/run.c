@@ -29,7 +29,7 @@ int hpl_run_case(FbContext *ctx, const HplConfig *cfg, const HplCase *c, int ind
   FbResult r;
   char results[512];
   fb_result_init(&r, "Gflops", "Gflop/s", 1);
-  hpl_blas_check(ctx, &r);
+  hpl_blas_check(ctx, &r, index == 0);
   int grid_ranks = c->p * c->q, idle = ctx->rank >= grid_ranks;
   fb_check_memory(ctx, idle ? 0 : hpl_memory_need(c, ctx->rank / c->q, ctx->rank % c->q),
                   "the matrix and its work space");

@@ -168,6 +168,11 @@ if grep -q avx2 /proc/cpuinfo && grep -q fma /proc/cpuinfo; then
   OPENBLAS_CORETYPE=Prescott mpi 1 $HPL -N 100 -b 16 --json "$REC"
   check "hpl keeps the user's OPENBLAS_CORETYPE, warns that it is generic, records who chose it" \
     sh -c "grep -q \"OpenBLAS runs its 'Prescott' kernels\" '$OUT_FILE' && [ \"\$(python3 -c \"import json; r = json.loads(open('$REC').readlines()[-1]); print(r['params']['blas_kernel'], r['params']['blas_kernel_chosen_by'])\")\" = 'Prescott OPENBLAS_CORETYPE' ]"
+  # an HPL.dat of 8 cases warns once, before the first (it warned 8 times)
+  rm -f "$REC"
+  OPENBLAS_CORETYPE=Prescott mpi 2 $HPL --dat inputs/hpl/HPL.dat --json "$REC"
+  check "hpl --dat, 8 cases on a generic kernel: the warning once ($(grep -c "OpenBLAS runs its 'Prescott' kernels" "$OUT_FILE") times), 8 records" \
+    [ "$(grep -c "OpenBLAS runs its 'Prescott' kernels" "$OUT_FILE")" = 1 -a "$(json "$REC" 'len(lines)')" = 8 ]
   rm -f "$REC"
   env -u OPENBLAS_CORETYPE FABRICBENCH_TEST_HOOK=blas_generic "$MPIRUN" -np 2 $HPL -N 400 -b 32 --json "$REC" >"$OUT_FILE" 2>&1 </dev/null
   check "hpl on a CPU OpenBLAS does not know (generic kernel): picks the CPU's best kernel itself, checked, PASS ($(json "$REC" 'r["params"]["blas_kernel"] + " by " + r["params"]["blas_kernel_chosen_by"]' 2>&1))" \
