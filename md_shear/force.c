@@ -515,7 +515,7 @@ static int eam_densities(Md *md) {
 
 /* After a rebuild's forces: a force that is not a number stops the run
  * (exit 3 on every rank), naming the closest listed pair. Only atoms at the
- * same place, or so close that 1/r^12 overflows, give one (a zero in 1/r);
+ * same place (1/r at r = 0), or so close that 1/r^12 overflows, give one;
  * atoms merely close run on, as LAMMPS runs them: the next steps throw
  * them apart and the end's checks say what became of them (LAMMPS: "Lost
  * atoms"). Before the reverse exchange, owned and ghost slots: a rank with a

@@ -680,8 +680,6 @@ steps = 500
     "eam_funcfl_table_end": eam_case("eam", "Cu_smf7.eam", "", 3.615, 1, cells=5),
     "eam_alloy_cut_past_table": eam_case("eam/alloy", "CuTa.eam.alloy", "Cu Ta", 3.615, 2, cells=5),
     "eam_alloy_cut_further_past_table": eam_cut_past_case(),
-    # sub-boxes thinner than the cutoff plus skin (6.69 A; a box of 10.7 A):
-    # at 2 ranks and more, ghosts come from two hops away, as in LAMMPS
     # an EAM slab in a periodic box three times its height (a surface
     # model's vacuum), md on two ranks along z: the upper one holds no atom
     # and no pair. md stopped there as out of memory (its pair cache was
@@ -704,6 +702,8 @@ write_data case.data
         "md_args": ["--grid", "1x1x2"],
         "ranks": [2],
     }),
+    # sub-boxes thinner than the cutoff plus skin (6.69 A; a box of 10.7 A):
+    # at 2 ranks and more, ghosts come from two hops away, as in LAMMPS
     "eam_thin_subboxes": dict(eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.56, 2, cells=3),
                               ranks=[1, 2, 3, 4]),
     # a periodic box shorter than the cutoff (one fcc cell, 4 atoms): every
