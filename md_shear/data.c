@@ -1,12 +1,13 @@
-/* data.c: the atom store (growth, ownership, adding an atom) and the reader
- * of LAMMPS data files: atom_style atomic (id type x y z, with or without
- * image flags), orthogonal box, Masses, Velocities, and the lj/cut Pair
- * Coeffs and PairIJ Coeffs sections that write_data produces. What it
- * cannot read the way LAMMPS would (other atom styles, molecular topology,
- * triclinic boxes, other sections) is refused with the line named. No MPI:
- * every rank parses the same bytes (rank 0's, broadcast) and keeps the
- * atoms of its sub-box, so the reader is also what tests/fuzz/fuzz_mddata.c
- * drives. */
+/* data.c: the atom store (growth, ownership, adding an atom), a tilted
+ * box's lamda coordinates, and the reader of LAMMPS data files: atom_style
+ * atomic (id type x y z, with or without image flags), orthogonal or
+ * periodic triclinic box, Masses, Velocities, and the lj/cut Pair Coeffs
+ * and PairIJ Coeffs sections that write_data produces. What it cannot read
+ * the way LAMMPS would (other atom styles, molecular topology, a tilted box
+ * with a non-periodic side, other sections) is refused with the line
+ * named. No MPI: every rank parses the same bytes (rank 0's, broadcast)
+ * and keeps the atoms of its sub-box, so the reader is also what
+ * tests/fuzz/fuzz_mddata.c drives. */
 #include "md.h"
 
 #include <ctype.h>
@@ -37,9 +38,95 @@ int md_atoms_reserve(MdAtoms *a, int n) {
   GROW(type);
   GROW(group);
   GROW(image);
+  GROW(lamda);
 #undef GROW
   a->cap = cap;
   return 0;
+}
+
+/* The largest tilt a box may have, in box lengths: LAMMPS's (Domain::
+ * set_initial_box, 20220106; a larger one is its error "Triclinic box skew
+ * is too large" unless `box tilt large`, which a data file cannot say). */
+#define MD_MAX_SKEW 0.5
+
+void md_set_frame(Md *md) {
+  double *h = md->h, *hinv = md->h_inv;
+  for (int d = 0; d < 3; d++) {
+    h[d] = md->prd[d];
+    hinv[d] = 1.0 / h[d];
+  }
+  h[3] = md->tilt[2];
+  h[4] = md->tilt[1];
+  h[5] = md->tilt[0];
+  hinv[3] = hinv[4] = hinv[5] = 0.0;
+  if (md->triclinic) { /* Domain::set_global_box */
+    hinv[3] = -h[3] / (h[1] * h[2]);
+    hinv[4] = (h[3] * h[5] - h[1] * h[4]) / (h[0] * h[1] * h[2]);
+    hinv[5] = -h[5] / (h[0] * h[1]);
+  }
+  /* Comm::setup: the cutoff plus skin across the lamda cube, the distance
+   * between its faces' planes in x y z */
+  const double across[3] = {sqrt(hinv[0] * hinv[0] + hinv[5] * hinv[5] + hinv[4] * hinv[4]),
+                            sqrt(hinv[1] * hinv[1] + hinv[3] * hinv[3]), hinv[2]};
+  const double edge[3][3] = {{h[0], 0.0, 0.0}, {h[5], h[1], 0.0}, {h[4], h[3], h[2]}};
+  memcpy(md->edge, edge, sizeof edge);
+  for (int d = 0; d < 3; d++) {
+    md->frame_lo[d] = md->triclinic ? 0.0 : md->boxlo[d];
+    md->frame_hi[d] = md->triclinic ? 1.0 : md->boxhi[d];
+    md->frame_prd[d] = md->triclinic ? 1.0 : md->prd[d];
+    md->frame_cut[d] = md->triclinic ? md->cutghost * across[d] : md->cutghost;
+  }
+}
+
+void md_x2lamda(const Md *md, const double x[3], double lamda[3]) {
+  const double *hinv = md->h_inv;
+  double delta[3] = {x[0] - md->boxlo[0], x[1] - md->boxlo[1], x[2] - md->boxlo[2]};
+  lamda[0] = hinv[0] * delta[0] + hinv[5] * delta[1] + hinv[4] * delta[2];
+  lamda[1] = hinv[1] * delta[1] + hinv[3] * delta[2];
+  lamda[2] = hinv[2] * delta[2];
+}
+
+void md_lamda2x(const Md *md, const double lamda[3], double x[3]) {
+  const double *h = md->h;
+  double l[3] = {lamda[0], lamda[1], lamda[2]}; /* lamda may be x */
+  x[0] = h[0] * l[0] + h[5] * l[1] + h[4] * l[2] + md->boxlo[0];
+  x[1] = h[1] * l[1] + h[3] * l[2] + md->boxlo[1];
+  x[2] = h[2] * l[2] + md->boxlo[2];
+}
+
+void md_unmap(const Md *md, const double x[3], const int image[3], double u[3]) {
+  if (!md->triclinic) {
+    for (int d = 0; d < 3; d++) u[d] = x[d] + image[d] * md->prd[d];
+    return;
+  }
+  const double *h = md->h;
+  u[0] = x[0] + h[0] * image[0] + h[5] * image[1] + h[4] * image[2];
+  u[1] = x[1] + h[1] * image[1] + h[3] * image[2];
+  u[2] = x[2] + h[2] * image[2];
+}
+
+void md_ghost_extent(const Md *md, double lo[3], double hi[3]) {
+  if (!md->triclinic) {
+    for (int d = 0; d < 3; d++) {
+      lo[d] = md->sublo[d] - md->cutghost;
+      hi[d] = md->subhi[d] + md->cutghost;
+    }
+    return;
+  }
+  for (int d = 0; d < 3; d++) {
+    lo[d] = INFINITY;
+    hi[d] = -INFINITY;
+  }
+  for (int corner = 0; corner < 8; corner++) { /* Domain::bbox: the eight corners */
+    double l[3], x[3];
+    for (int d = 0; d < 3; d++)
+      l[d] = corner >> d & 1 ? md->subhi[d] + md->frame_cut[d] : md->sublo[d] - md->frame_cut[d];
+    md_lamda2x(md, l, x);
+    for (int d = 0; d < 3; d++) {
+      lo[d] = fmin(lo[d], x[d]);
+      hi[d] = fmax(hi[d], x[d]);
+    }
+  }
 }
 
 /* The rank coordinate owning position x along d: edge ranks keep atoms
@@ -62,12 +149,15 @@ void md_atoms_free(MdAtoms *a) {
   free(a->type);
   free(a->group);
   free(a->image);
+  free(a->lamda);
   memset(a, 0, sizeof *a);
 }
 
 int md_owns(const Md *md, const double x[3]) {
+  double l[3];
+  if (md->triclinic) md_x2lamda(md, x, l); /* the split is of the lamda cube */
   for (int d = 0; d < 3; d++)
-    if (owner_coord(md, d, x[d]) != md->decomp.coords[d]) return 0;
+    if (owner_coord(md, d, md->triclinic ? l[d] : x[d]) != md->decomp.coords[d]) return 0;
   return 1;
 }
 
@@ -253,7 +343,7 @@ static int read_header(DataReader *r, Md *md, int *more) {
   static const char *const extra[] = {"extra bond per atom",     "extra angle per atom",
                                       "extra dihedral per atom", "extra improper per atom",
                                       "extra special per atom",  NULL};
-  int have_box = 0;
+  int have_box = 0, tilt_line = 0;
   r->natoms = -1;
   r->ntypes = 0;
   for (*more = data_line(r); *more && !is_section(r); *more = data_line(r)) {
@@ -299,13 +389,16 @@ static int read_header(DataReader *r, Md *md, int *more) {
     } else if (n >= 6 && !strcmp(f[3], "xy") && !strcmp(f[4], "xz") && !strcmp(f[5], "yz")) {
       /* LAMMPS makes such a box triclinic; with the three tilts 0 it is the
        * orthogonal box, and LAMMPS's numbers are those of one */
-      double tilt[3];
+      tilt_line = r->line;
       for (int t = 0; t < 3; t++)
-        if (!parse_d(f[t], &tilt[t]))
+        if (!parse_d(f[t], &md->tilt[t]))
           return fail(r, FB_EXIT_USAGE, "expected 'xy xz yz' tilt factors%s", "");
-      if (tilt[0] != 0.0 || tilt[1] != 0.0 || tilt[2] != 0.0)
+      md->triclinic = md->tilt[0] != 0.0 || md->tilt[1] != 0.0 || md->tilt[2] != 0.0;
+      if (md->triclinic && !(md->periodic[0] && md->periodic[1] && md->periodic[2]))
         return fail(r, FB_EXIT_USAGE,
-                    "triclinic boxes are not supported (orthogonal boxes only: tilts 0 0 0)%s", "");
+                    "a tilted (triclinic) box needs boundary p p p in md (LAMMPS also "
+                    "runs non-periodic ones)%s",
+                    "");
     } else {
       return fail(r, FB_EXIT_USAGE, "not a LAMMPS data header line%s", "");
     }
@@ -315,6 +408,17 @@ static int read_header(DataReader *r, Md *md, int *more) {
     return fail(r, FB_EXIT_USAGE, "the header declares 0 atoms: md needs at least one%s", "");
   if (have_box != 7)
     return fail(r, FB_EXIT_USAGE, "the header lacks xlo xhi, ylo yhi or zlo zhi%s", "");
+  /* LAMMPS's Domain::set_initial_box: a tilt past half the box length it
+   * is along ("Triclinic box skew is too large") */
+  const double lx = md->boxhi[0] - md->boxlo[0], ly = md->boxhi[1] - md->boxlo[1], *t = md->tilt;
+  if (fabs(t[0] / lx) > MD_MAX_SKEW || fabs(t[1] / lx) > MD_MAX_SKEW ||
+      fabs(t[2] / ly) > MD_MAX_SKEW) {
+    r->line = tilt_line;
+    return fail(r, FB_EXIT_USAGE,
+                "the box's tilt is too large: xy and xz at most half of xhi - xlo, yz of "
+                "yhi - ylo, as LAMMPS%s",
+                "");
+  }
   if (r->ntypes < 1) return fail(r, FB_EXIT_USAGE, "no 'N atom types' line in the header%s", "");
   if (r->natoms > 2000000000LL) return fail(r, FB_EXIT_USAGE, "%s: too many atoms", "the header");
   return 0;
@@ -411,6 +515,26 @@ static int place_in_box(const Md *md, int d, double *x, int *image) {
     hi += small;
   }
   return *x >= lo && *x < hi ? 0 : -1;
+}
+
+/* A tilted box (all periodic): Domain::remap, in lamda coordinates, and
+ * back to x y z, as LAMMPS places every atom of such a box. */
+static int place_in_tilted_box(const Md *md, double x[3], int image[3]) {
+  double l[3];
+  md_x2lamda(md, x, l);
+  for (int d = 0; d < 3; d++) {
+    for (int k = 0; l[d] < 0.0; k++, --image[d]) {
+      if (k == MD_DATA_MAX_IMAGES) return -1;
+      l[d] += 1.0;
+    }
+    for (int k = 0; l[d] >= 1.0; k++, ++image[d]) {
+      if (k == MD_DATA_MAX_IMAGES) return -1;
+      l[d] -= 1.0;
+    }
+    if (l[d] < 0.0) l[d] = 0.0;
+  }
+  md_lamda2x(md, l, x);
+  return 0;
 }
 
 /* md's id (1..N) of the file's atom id, or -1 if the file has no such atom. */
@@ -513,7 +637,11 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
     int img[3];
     for (int d = 0; d < 3; d++) /* LAMMPS resets a non-periodic dimension's flag to 0 */
       img[d] = md->periodic[d] ? (int)image[d] : 0;
-    for (int d = 0; d < 3; d++)
+    if (md->triclinic && place_in_tilted_box(md, x, img))
+      return fail(
+          r, FB_EXIT_USAGE,
+          "atom %s is more than " TEXT_OF(MD_DATA_MAX_IMAGES) " box lengths outside the box", f[0]);
+    for (int d = 0; d < 3 && !md->triclinic; d++)
       if (place_in_box(md, d, &x[d], &img[d]))
         return fail(r, FB_EXIT_USAGE,
                     md->periodic[d] ? "atom %s is more than " TEXT_OF(
@@ -667,11 +795,12 @@ int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size
   }
   md->natoms = r.natoms;
   md->ntypes = r.ntypes;
+  for (int d = 0; d < 3; d++) md->prd[d] = md->boxhi[d] - md->boxlo[d];
+  md_set_frame(md);
   for (int d = 0; d < 3; d++) {
-    md->prd[d] = md->boxhi[d] - md->boxlo[d];
     if (!keep) { /* the ranks divide the file's box, until md_split_data_atoms */
-      md->splitlo[d] = md->boxlo[d];
-      md->splithi[d] = md->boxhi[d];
+      md->splitlo[d] = md->frame_lo[d];
+      md->splithi[d] = md->frame_hi[d];
     }
     md->atomlo[d] = INFINITY;
     md->atomhi[d] = -INFINITY;

@@ -100,6 +100,9 @@ typedef struct {
   long long *id;
   int *type, *group;
   int (*image)[3]; /* owned atoms: periodic images crossed (LAMMPS's image flags) */
+  /* A tilted box's lamda coordinates of owned atoms and ghosts, made at each
+   * rebuild for the ranks' decisions (md_comm.c); x keeps its own bits. */
+  double (*lamda)[3];
 } MdAtoms;
 
 /* One ghost swap: atoms sent to a neighbour and received back. A dimension
@@ -110,7 +113,8 @@ typedef struct {
   int send_to, recv_from; /* ranks, MPI_PROC_NULL at a non-periodic wall */
   int n_send, n_recv, first_recv, cap_send;
   int *send_list;
-  double shift[3]; /* added to sent positions (periodic wrap) */
+  double shift[3];   /* added to sent positions as the ghosts are made (the frame's wrap) */
+  double shift_x[3]; /* ... and to positions sent forward (the same wrap in x y z) */
 } MdSwap;
 
 /* The neighbour list and the work arrays of its build (kept between builds). */
@@ -228,6 +232,9 @@ typedef enum {
   TH_YHI,
   TH_ZLO,
   TH_ZHI,
+  TH_XY, /* the tilts (0 in an orthogonal box) */
+  TH_XZ,
+  TH_YZ,
   TH_DT,
   TH_ELAPSED,
   TH_COMPUTE
@@ -342,6 +349,16 @@ typedef struct {
   double atomlo[3], atomhi[3];       /* the data file's atoms' extent (its first reading) */
   double small[3];                   /* shrink-wrap margin: MD_SHRINK_SMALL of the initial box */
   double sublo[3], subhi[3], cutghost;
+  /* A triclinic box (a data file's nonzero xy xz yz tilts): LAMMPS's h and
+   * h_inv, Voigt order (xx yy zz yz xz xy). Atoms cross between ranks in
+   * its lamda coordinates (0..1 across the box), as LAMMPS's exchange and
+   * borders do: the frame below is that unit cube, and splitlo/splithi and
+   * sublo/subhi are in it; an orthogonal box is its own frame. */
+  int triclinic;
+  double tilt[3]; /* xy xz yz */
+  double h[6], h_inv[6];
+  double edge[3][3]; /* the box's edge vectors (h's columns): a periodic image's move */
+  double frame_lo[3], frame_hi[3], frame_prd[3], frame_cut[3]; /* frame_cut: cutghost in it */
   long long natoms;
   FbDecomp decomp;
   MdSwap *swap; /* n_swaps of them, by dimension, hop, then direction */
@@ -404,6 +421,15 @@ void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v);
 int md_atoms_reserve(MdAtoms *a, int n);
 void md_atoms_free(MdAtoms *a); /* every per-atom array, and the counts to 0 */
 int md_owns(const Md *md, const double x[3]);
+/* Triclinic boxes (data.c): the frame (after the box and cutghost are set),
+ * a position to lamda and back (LAMMPS's Domain::x2lamda and lamda2x, the
+ * same arithmetic), an unwrapped position (Domain::unmap) and the x y z
+ * extent of this rank's sub-box with its ghost shell (Domain::bbox). */
+void md_set_frame(Md *md);
+void md_x2lamda(const Md *md, const double x[3], double lamda[3]);
+void md_lamda2x(const Md *md, const double lamda[3], double x[3]);
+void md_unmap(const Md *md, const double x[3], const int image[3], double u[3]);
+void md_ghost_extent(const Md *md, double lo[3], double hi[3]);
 /* Rank coordinate k's lower sub-box bound along d (k = dims[d]: the upper end). */
 double md_split_at(const Md *md, int d, int k);
 void md_subbox(Md *md); /* this rank's sub-box in the split box */

@@ -1,7 +1,8 @@
 /* md_comm.c: every MPI call of md_shear. Ghost atoms come from the six face
  * neighbours in three dimension-by-dimension stages (so edge and corner
  * ghosts arrive through two or three hops), with periodic images shifted by
- * the box length; a sub-box thinner than the cutoff plus skin takes more
+ * the box length (a tilted box's atoms cross in lamda coordinates, and its
+ * images move by an edge vector); a sub-box thinner than the cutoff plus skin takes more
  * hops along its dimension, each passing on what the one before brought.
  * Positions go forward every step, forces (and EAM densities) come back,
  * EAM embedding derivatives go forward, and atoms that left the sub-box
@@ -15,10 +16,16 @@
 #include <omp.h>
 #endif
 
-/* Values per atom in a border message (x y z type id) and a migration
- * message (x y z vx vy vz type id group ix iy iz). */
+/* Values per atom in a border message (x y z type id, and a tilted box's
+ * lamda coordinates) and a migration message (x y z vx vy vz type id group
+ * ix iy iz, and lamda). */
 #define BORDER_WIDTH  5
 #define MIGRATE_WIDTH 12
+#define LAMDA_WIDTH   3
+
+/* The coordinates the ranks decide in (md.h's frame): a tilted box's
+ * lamda, made by md_migrate at each rebuild, else x itself. */
+static double (*frame_of(const Md *md))[3] { return md->triclinic ? md->atoms.lamda : md->atoms.x; }
 
 static int reserve(double **buf, size_t *cap, size_t n) {
   if (n <= *cap) return 0;
@@ -81,7 +88,7 @@ void md_comm_setup(FbContext *ctx, Md *md) {
   for (int d = 0; d < 3; d++) {
     const char axis[3] = {'x', 'y', 'z'};
     int p = md->decomp.dims[d];
-    double hops = floor(md->cutghost * p / md->prd[d]) + 1.0;
+    double hops = floor(md->frame_cut[d] * p / md->frame_prd[d]) + 1.0;
     if (!(hops <= MD_MAX_HOPS))
       fb_fail(ctx, FB_EXIT_USAGE,
               "the cutoff plus skin (%.4g) spans %.3g sub-boxes along %c (%d ranks over %.4g); "
@@ -103,9 +110,13 @@ void md_comm_setup(FbContext *ctx, Md *md) {
         s->hop = hop;
         s->send_to = dir == 0 ? md->decomp.nbr_lo[d] : md->decomp.nbr_hi[d];
         s->recv_from = dir == 0 ? md->decomp.nbr_hi[d] : md->decomp.nbr_lo[d];
-        if (md->periodic[d] && dir == 0 && md->decomp.coords[d] == 0) s->shift[d] = md->prd[d];
+        double sign = 0.0;
+        if (md->periodic[d] && dir == 0 && md->decomp.coords[d] == 0) sign = 1.0;
         if (md->periodic[d] && dir == 1 && md->decomp.coords[d] == md->decomp.dims[d] - 1)
-          s->shift[d] = -md->prd[d];
+          sign = -1.0;
+        if (sign == 0.0) continue;
+        s->shift[d] = sign * md->frame_prd[d];
+        for (int e = 0; e < 3; e++) s->shift_x[e] = sign * md->edge[d][e]; /* LAMMPS's pbc */
       }
   if (md_atoms_reserve(&md->atoms, md->atoms.n_local + 1))
     fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for atoms");
@@ -119,8 +130,8 @@ void md_comm_setup(FbContext *ctx, Md *md) {
 static int sends(const Md *md, const MdSwap *s, double x) {
   int d = s->dim;
   double mid = 0.5 * (md->sublo[d] + md->subhi[d]);
-  if (s->dir == 0) return x < md->sublo[d] + md->cutghost && (s->hop == 0 || x >= mid);
-  return x >= md->subhi[d] - md->cutghost && (s->hop == 0 || x < mid);
+  if (s->dir == 0) return x < md->sublo[d] + md->frame_cut[d] && (s->hop == 0 || x >= mid);
+  return x >= md->subhi[d] - md->frame_cut[d] && (s->hop == 0 || x < mid);
 }
 
 /* Builds the ghost atoms and the swap lists (after migration). */
@@ -128,6 +139,7 @@ void md_borders(FbContext *ctx, Md *md) {
   MdAtoms *a = &md->atoms;
   fb_timer_start(&ctx->timers, PH_COMM);
   a->n_ghost = 0;
+  const int width = BORDER_WIDTH + (md->triclinic ? LAMDA_WIDTH : 0);
   int nfirst = 0, nlast = 0;
   for (int sw = 0; sw < md->n_swaps; sw++) {
     MdSwap *s = &md->swap[sw];
@@ -139,7 +151,7 @@ void md_borders(FbContext *ctx, Md *md) {
     s->n_send = 0;
     if (s->send_to != MPI_PROC_NULL) {
       for (int i = nfirst; i < nlast; i++) {
-        if (!sends(md, s, a->x[i][d])) continue;
+        if (!sends(md, s, frame_of(md)[i][d])) continue;
         if (s->n_send == s->cap_send) {
           int cap = s->cap_send ? 2 * s->cap_send : 1024;
           int *p = realloc(s->send_list, (size_t)cap * sizeof *p);
@@ -150,28 +162,31 @@ void md_borders(FbContext *ctx, Md *md) {
         s->send_list[s->n_send++] = i;
       }
     }
-    need(ctx, &md->comm.sendbuf, &md->comm.sendcap, (size_t)s->n_send * BORDER_WIDTH);
+    need(ctx, &md->comm.sendbuf, &md->comm.sendcap, (size_t)s->n_send * width);
     for (int k = 0; k < s->n_send; k++) {
       int i = s->send_list[k];
-      double *b = md->comm.sendbuf + (size_t)k * BORDER_WIDTH;
-      for (int e = 0; e < 3; e++) b[e] = a->x[i][e] + s->shift[e];
+      double *b = md->comm.sendbuf + (size_t)k * width;
+      for (int e = 0; e < 3; e++) b[e] = a->x[i][e] + s->shift_x[e]; /* as md_forward_x moves it */
       b[3] = a->type[i];
       b[4] = (double)a->id[i];
+      for (int e = 0; e < 3 && md->triclinic; e++)
+        b[BORDER_WIDTH + e] = a->lamda[i][e] + s->shift[e];
     }
     s->n_recv = exchange_count(ctx, md, s->n_send, s->send_to, s->recv_from);
-    need(ctx, &md->comm.recvbuf, &md->comm.recvcap, (size_t)s->n_recv * BORDER_WIDTH);
-    exchange(ctx, md, md->comm.sendbuf, s->n_send * BORDER_WIDTH, s->send_to, md->comm.recvbuf,
-             s->n_recv * BORDER_WIDTH, s->recv_from);
+    need(ctx, &md->comm.recvbuf, &md->comm.recvcap, (size_t)s->n_recv * width);
+    exchange(ctx, md, md->comm.sendbuf, s->n_send * width, s->send_to, md->comm.recvbuf,
+             s->n_recv * width, s->recv_from);
     s->first_recv = a->n_local + a->n_ghost;
     if (md_atoms_reserve(a, s->first_recv + s->n_recv))
       fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory for ghost atoms");
     for (int k = 0; k < s->n_recv; k++) {
       int i = s->first_recv + k;
-      const double *b = md->comm.recvbuf + (size_t)k * BORDER_WIDTH;
+      const double *b = md->comm.recvbuf + (size_t)k * width;
       memcpy(a->x[i], b, 3 * sizeof *b);
       a->type[i] = (int)b[3];
       a->id[i] = (long long)b[4];
       a->group[i] = 0;
+      if (md->triclinic) memcpy(a->lamda[i], b + BORDER_WIDTH, 3 * sizeof *b);
     }
     a->n_ghost += s->n_recv;
   }
@@ -258,7 +273,7 @@ static void forward(FbContext *ctx, Md *md, double *field, int width, int shift_
                   0,
                   self ? field + (size_t)s->first_recv * width : md->comm.sendbuf,
                   {0.0, 0.0, 0.0}};
-    if (shift_positions) memcpy(c.shift, s->shift, sizeof c.shift);
+    if (shift_positions) memcpy(c.shift, s->shift_x, sizeof c.shift);
     swap_copy(&c);
     if (!self)
       exchange(ctx, md, md->comm.sendbuf, s->n_send * width, s->send_to,
@@ -314,14 +329,49 @@ static void drop_local(MdAtoms *a, int i) {
   a->id[i] = a->id[last];
   a->group[i] = a->group[last];
   memcpy(a->image[i], a->image[last], sizeof a->image[i]);
+  memcpy(a->lamda[i], a->lamda[last], sizeof a->lamda[i]);
+}
+
+/* Moves an atom one box across periodic dimension d, up (sign 1) or down
+ * (-1): its frame coordinate f by the box length (down: at least the lower
+ * face, as LAMMPS's pbc, x - prd may round below it), x by the box's edge
+ * vector in a tilted box (f is x itself otherwise), the image flag back. */
+static void move_across(const Md *md, double x[3], double f[3], int image[3], int d, int sign) {
+  const double lo = md->frame_lo[d], prd = md->frame_prd[d];
+  f[d] = sign > 0 ? f[d] + prd : fmax(f[d] - prd, lo);
+  for (int e = 0; e < 3 && md->triclinic; e++) x[e] += sign * md->edge[d][e];
+  image[d] -= sign;
+}
+
+/* Whether an atom below the periodic box's lower face along d is a hair
+ * below it: f + prd rounds to the upper face, where LAMMPS's pbc then puts
+ * it back at the lower one (x - prd, at least lo; no image change). Then it
+ * is put there, and stays on its rank: moved across (or sent on to the
+ * rank at the upper face), it was lost (an atom of a crystal's face in a
+ * tilted box, at lamda -1e-17). In a tilted box only its lamda moves. */
+static int hair_below(const Md *md, double f[3], int d) {
+  const double lo = md->frame_lo[d], hi = md->frame_hi[d], prd = md->frame_prd[d];
+  if (!(f[d] < lo && f[d] + prd >= hi)) return 0;
+  double w = f[d] + prd;
+  w -= prd;
+  f[d] = fmax(w, lo);
+  return 1;
 }
 
 /* Periodic wrap, then atoms that left the sub-box move to the neighbour,
- * dimension by dimension (so a corner move takes up to three hops). */
+ * dimension by dimension (so a corner move takes up to three hops). The
+ * decisions are in the frame's coordinates (md.h): a tilted box's lamda,
+ * made here from x and carried with each atom and ghost until the next
+ * rebuild, as LAMMPS's exchange and borders work in lamda; its x keeps
+ * its own bits (only a move across the box changes it, by an edge vector),
+ * so a rebuild moves no atom and a restart continues bit for bit. */
 void md_migrate(FbContext *ctx, Md *md) {
   MdAtoms *a = &md->atoms;
   fb_timer_start(&ctx->timers, PH_COMM);
   a->n_ghost = 0;
+  for (int i = 0; i < a->n_local && md->triclinic; i++) md_x2lamda(md, a->x[i], a->lamda[i]);
+  double(*frame)[3] = frame_of(md);
+  const int width = MIGRATE_WIDTH + (md->triclinic ? LAMDA_WIDTH : 0);
   /* one rank along a periodic dimension: wrap in place, one box length (as
    * LAMMPS's Domain::pbc); an atom further out (it moved more than a box
    * length since the last rebuild) is lost, as LAMMPS's exchange loses it,
@@ -329,15 +379,14 @@ void md_migrate(FbContext *ctx, Md *md) {
   for (int i = 0; i < a->n_local;) {
     int out = 0;
     for (int d = 0; d < 3; d++) {
-      double *x = &a->x[i][d];
-      int *image = &a->image[i][d];
+      double *f = frame[i];
+      const double lo = md->frame_lo[d], hi = md->frame_hi[d], prd = md->frame_prd[d];
       if (md->periodic[d] && md->decomp.dims[d] == 1) {
-        out |= *x < md->boxlo[d] - md->prd[d] || *x >= md->boxhi[d] + md->prd[d];
-        if (*x < md->boxlo[d]) *x += md->prd[d], --*image;
-        if (*x >= md->boxhi[d]) *x -= md->prd[d], ++*image;
-        if (*x >= md->boxhi[d]) *x = md->boxlo[d], ++*image; /* -tiny + prd rounded up to hi */
+        out |= f[d] < lo - prd || f[d] >= hi + prd;
+        if (f[d] < lo && !hair_below(md, f, d)) move_across(md, a->x[i], f, a->image[i], d, 1);
+        if (f[d] >= hi) move_across(md, a->x[i], f, a->image[i], d, -1);
       }
-      out |= md->boundary[d] == 'f' && (*x < md->boxlo[d] || *x >= md->boxhi[d]);
+      out |= md->boundary[d] == 'f' && (f[d] < lo || f[d] >= hi);
     }
     if (out)
       drop_local(a, i);
@@ -351,27 +400,33 @@ void md_migrate(FbContext *ctx, Md *md) {
       int from = dir == 0 ? md->decomp.nbr_hi[d] : md->decomp.nbr_lo[d];
       int n_out = 0;
       if (to != MPI_PROC_NULL) {
+        const int *c = md->decomp.coords, *p = md->decomp.dims;
         /* pack the leavers, fill their slots from the end */
         for (int i = 0; i < a->n_local;) {
-          int leave = dir == 0 ? a->x[i][d] < md->sublo[d] : a->x[i][d] >= md->subhi[d];
+          double *f = frame[i];
+          if (dir == 0 && c[d] == 0) hair_below(md, f, d);
+          int leave = dir == 0 ? f[d] < md->sublo[d] : f[d] >= md->subhi[d];
           if (!leave) {
             i++;
             continue;
           }
-          need(ctx, &md->comm.sendbuf, &md->comm.sendcap, (size_t)(n_out + 1) * MIGRATE_WIDTH);
-          double *b = md->comm.sendbuf + (size_t)n_out++ * MIGRATE_WIDTH;
-          for (int e = 0; e < 3; e++) {
-            b[e] = a->x[i][e];
-            b[3 + e] = a->v[i][e];
-            b[9 + e] = a->image[i][e];
-          }
+          double x[3], lamda[3];
+          int image[3];
+          memcpy(x, a->x[i], sizeof x);
+          memcpy(lamda, f, sizeof lamda);
+          memcpy(image, a->image[i], sizeof image);
+          double *moved = md->triclinic ? lamda : x;
           /* across the periodic boundary: into the box on the other side */
-          const int *c = md->decomp.coords, *p = md->decomp.dims;
-          if (dir == 0 && c[d] == 0) {
-            b[d] += md->prd[d], b[9 + d]--;
-            if (b[d] >= md->boxhi[d]) b[d] = md->boxlo[d], b[9 + d]++; /* rounded up to hi */
+          if (dir == 0 && c[d] == 0) move_across(md, x, moved, image, d, 1);
+          if (dir == 1 && c[d] == p[d] - 1) move_across(md, x, moved, image, d, -1);
+          need(ctx, &md->comm.sendbuf, &md->comm.sendcap, (size_t)(n_out + 1) * width);
+          double *b = md->comm.sendbuf + (size_t)n_out++ * width;
+          for (int e = 0; e < 3; e++) {
+            b[e] = x[e];
+            b[3 + e] = a->v[i][e];
+            b[9 + e] = image[e];
+            if (md->triclinic) b[MIGRATE_WIDTH + e] = lamda[e];
           }
-          if (dir == 1 && c[d] == p[d] - 1) b[d] -= md->prd[d], b[9 + d]++;
           b[6] = a->type[i];
           b[7] = (double)a->id[i];
           b[8] = a->group[i];
@@ -379,19 +434,21 @@ void md_migrate(FbContext *ctx, Md *md) {
         }
       }
       int n_in = exchange_count(ctx, md, n_out, to, from);
-      need(ctx, &md->comm.recvbuf, &md->comm.recvcap, (size_t)n_in * MIGRATE_WIDTH);
-      exchange(ctx, md, md->comm.sendbuf, n_out * MIGRATE_WIDTH, to, md->comm.recvbuf,
-               n_in * MIGRATE_WIDTH, from);
+      need(ctx, &md->comm.recvbuf, &md->comm.recvcap, (size_t)n_in * width);
+      exchange(ctx, md, md->comm.sendbuf, n_out * width, to, md->comm.recvbuf, n_in * width, from);
       if (md_atoms_reserve(a, a->n_local + n_in))
         fb_abort(ctx, FB_EXIT_RUNTIME, "out of memory receiving atoms");
+      frame = frame_of(md); /* the arrays may have moved */
       for (int k = 0; k < n_in; k++) {
-        const double *b = md->comm.recvbuf + (size_t)k * MIGRATE_WIDTH;
-        if (!owns(md, d, b[d])) continue; /* moved past this rank too: lost, as in LAMMPS */
+        const double *b = md->comm.recvbuf + (size_t)k * width;
+        const double *f = md->triclinic ? b + MIGRATE_WIDTH : b;
+        if (!owns(md, d, f[d])) continue; /* moved past this rank too: lost, as in LAMMPS */
         int i = a->n_local++;
         for (int e = 0; e < 3; e++) {
           a->x[i][e] = b[e];
           a->v[i][e] = b[3 + e];
           a->image[i][e] = (int)b[9 + e];
+          if (md->triclinic) a->lamda[i][e] = f[e];
         }
         a->type[i] = (int)b[6];
         a->id[i] = (long long)b[7];

@@ -44,9 +44,10 @@ static int grow(int **p, int *cap, int need) {
 static int setup_bins(Md *md, int nall) {
   MdNeighbor *nb = &md->neigh;
   int total = 1;
+  double extent_lo[3], extent_hi[3]; /* the sub-box plus the ghost shell */
+  md_ghost_extent(md, extent_lo, extent_hi);
   for (int d = 0; d < 3; d++) {
-    /* the sub-box plus the ghost shell */
-    double lo = md->sublo[d] - md->cutghost, hi = md->subhi[d] + md->cutghost;
+    double lo = extent_lo[d], hi = extent_hi[d];
     int n = (int)floor((hi - lo) / md->cutghost * BINS_PER_CUTOFF);
     if (n < 1) n = 1;
     if (n > 512) n = 512;
@@ -356,13 +357,17 @@ void md_sort_atoms(Md *md) {
     free(images);
     return;
   }
+  const double(*frame)[3] = md->triclinic ? a->lamda : a->x; /* (md_migrate made lamda) */
   long long nbins[3];
-  double size = 0.5 * md->cutghost;
-  for (int d = 0; d < 3; d++) nbins[d] = (long long)(md->prd[d] / size) + 3;
+  double size[3];
+  for (int d = 0; d < 3; d++) {
+    size[d] = 0.5 * md->frame_cut[d];
+    nbins[d] = (long long)(md->frame_prd[d] / size[d]) + 3;
+  }
   for (int i = 0; i < n; i++) {
     long long c[3];
     for (int d = 0; d < 3; d++) {
-      double u = floor((a->x[i][d] - md->boxlo[d]) / size) + 1.0; /* one bin of room past a wall */
+      double u = floor((frame[i][d] - md->frame_lo[d]) / size[d]) + 1.0; /* a bin past a wall */
       c[d] = u < 0 ? 0 : u >= nbins[d] ? nbins[d] - 1 : (long long)u;
     }
     order[i].bin = (c[0] * nbins[1] + c[1]) * nbins[2] + c[2];
@@ -371,8 +376,8 @@ void md_sort_atoms(Md *md) {
   }
   sort_keys(order, n);
   /* not x_built: the list build that follows every sort sets it */
-  double(*fields[])[3] = {a->x, a->v};
-  for (int f = 0; f < 2; f++) {
+  double(*fields[])[3] = {a->x, a->v, a->lamda};
+  for (int f = 0; f < (md->triclinic ? 3 : 2); f++) {
     for (int i = 0; i < n; i++) memcpy(tmp[i], fields[f][order[i].index], sizeof tmp[i]);
     memcpy(fields[f], tmp, (size_t)n * sizeof *tmp);
   }

@@ -119,8 +119,14 @@ static hid_t h5md_create(const Md *md, const char *path, hid_t *all) {
   const char *bnd[3];
   for (int d = 0; d < 3; d++) bnd[d] = md->periodic[d] ? "periodic" : "none";
   attr_strs(box, "boundary", bnd, 3);
-  hsize_t three = 3;
-  dataset(box, "edges", H5T_NATIVE_DOUBLE, 1, &three, md->prd);
+  hsize_t three = 3, matrix[2] = {3, 3};
+  /* H5MD: a triclinic box's edges are a matrix, one edge vector a row */
+  const double edges[9] = {md->h[0], 0.0,      0.0,      md->h[5], md->h[1],
+                           0.0,      md->h[4], md->h[3], md->h[2]};
+  if (md->triclinic)
+    dataset(box, "edges", H5T_NATIVE_DOUBLE, 2, matrix, edges);
+  else
+    dataset(box, "edges", H5T_NATIVE_DOUBLE, 1, &three, md->prd);
   dataset(box, "offset", H5T_NATIVE_DOUBLE, 1, &three, md->boxlo);
   H5Gclose(box);
   if (md->tags) { /* H5MD's id element, fixed in time: the data file's ids, in row order */
@@ -320,11 +326,21 @@ void md_dump_frame(FbContext *ctx, Md *md) {
     if (!out) {
       rc = FB_EXIT_RUNTIME;
     } else {
-      fprintf(out, "ITEM: TIMESTEP\n%lld\nITEM: NUMBER OF ATOMS\n%lld\nITEM: BOX BOUNDS", md->step,
-              md->natoms);
+      fprintf(out, "ITEM: TIMESTEP\n%lld\nITEM: NUMBER OF ATOMS\n%lld\nITEM: BOX BOUNDS%s",
+              md->step, md->natoms, md->triclinic ? " xy xz yz" : "");
       for (int d = 0; d < 3; d++) fprintf(out, " %c%c", md->boundary[d], md->boundary[d]);
       fprintf(out, "\n");
-      for (int d = 0; d < 3; d++) fprintf(out, "%.17g %.17g\n", md->simlo[d], md->simhi[d]);
+      if (md->triclinic) { /* LAMMPS's: the bounding box (Domain's boxlo_bound) and a tilt */
+        const double *lo = md->simlo, *hi = md->simhi, xy = md->tilt[0], xz = md->tilt[1],
+                     yz = md->tilt[2];
+        fprintf(out, "%.17g %.17g %.17g\n",
+                fmin(fmin(lo[0], lo[0] + xy), fmin(lo[0], lo[0] + xy) + xz),
+                fmax(fmax(hi[0], hi[0] + xy), fmax(hi[0], hi[0] + xy) + xz), xy);
+        fprintf(out, "%.17g %.17g %.17g\n", fmin(lo[1], lo[1] + yz), fmax(hi[1], hi[1] + yz), xz);
+        fprintf(out, "%.17g %.17g %.17g\n", lo[2], hi[2], yz);
+      } else {
+        for (int d = 0; d < 3; d++) fprintf(out, "%.17g %.17g\n", md->simlo[d], md->simhi[d]);
+      }
       fprintf(out, "ITEM: ATOMS");
       for (int c = 0; c < md->n_dump_columns; c++)
         fprintf(out, " %s", md_dump_words[md->dump_column[c]]);
@@ -345,10 +361,13 @@ void md_dump_frame(FbContext *ctx, Md *md) {
             fprintf(out, "%s%.17g", sep, f[3 * k + key - DU_FX]);
           else if (key == DU_PE)
             fprintf(out, "%s%.17g", sep, e[k]);
-          else if (key <= DU_ZU) /* LAMMPS's xu: x + ix * the box length */
-            fprintf(out, "%s%.17g", sep,
-                    g.x[3 * k + key - DU_XU] + g.image[3 * k + key - DU_XU] * md->prd[key - DU_XU]);
-          else
+          else if (key <= DU_ZU) { /* LAMMPS's xu: x + ix * the box length (edge vectors) */
+            const int img[3] = {(int)g.image[3 * k], (int)g.image[3 * k + 1],
+                                (int)g.image[3 * k + 2]};
+            double u[3];
+            md_unmap(md, &g.x[3 * k], img, u);
+            fprintf(out, "%s%.17g", sep, u[key - DU_XU]);
+          } else
             fprintf(out, "%s%d", sep, (int)g.image[3 * k + key - DU_IX]);
         }
         fprintf(out, "\n");
@@ -436,6 +455,7 @@ void md_restart_write(FbContext *ctx, Md *md) {
       dataset(fbg, "state", H5T_NATIVE_LLONG, 1, &five, state);
       dataset(fbg, "boxlo", H5T_NATIVE_DOUBLE, 1, &three, md->boxlo);
       dataset(fbg, "boxhi", H5T_NATIVE_DOUBLE, 1, &three, md->boxhi);
+      dataset(fbg, "tilt", H5T_NATIVE_DOUBLE, 1, &three, md->tilt);
       dataset(fbg, "splitlo", H5T_NATIVE_DOUBLE, 1, &three, md->splitlo);
       dataset(fbg, "splithi", H5T_NATIVE_DOUBLE, 1, &three, md->splithi);
       dataset(fbg, "spacing", H5T_NATIVE_DOUBLE, 1, &three, md->spacing);
@@ -503,6 +523,11 @@ static int restart_state(hid_t f, Md *md, const char *path, char *err, size_t le
       md->spacing[d] = spacing[d] > 0.0 ? spacing[d] : 1.0;
       md->prd[d] = hi[d] - lo[d];
     }
+    /* a tilted box's xy xz yz (restarts before they were kept: orthogonal) */
+    if (read_ds(f, "/parameters/fabricbench/tilt", H5T_NATIVE_DOUBLE, md->tilt, 3))
+      memset(md->tilt, 0, sizeof md->tilt);
+    md->triclinic = md->tilt[0] != 0.0 || md->tilt[1] != 0.0 || md->tilt[2] != 0.0;
+    md_set_frame(md);
     md->natoms = state[2];
     md->ntypes = (int)state[3];
     md->start_step = state[0];

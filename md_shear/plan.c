@@ -424,6 +424,9 @@ static const struct {
                     {"yhi", "Yhi", TH_YHI},
                     {"zlo", "Zlo", TH_ZLO},
                     {"zhi", "Zhi", TH_ZHI},
+                    {"xy", "Xy", TH_XY},
+                    {"xz", "Xz", TH_XZ},
+                    {"yz", "Yz", TH_YZ},
                     {"dt", "Dt", TH_DT},
                     {"elapsed", "Elapsed", TH_ELAPSED}};
 
@@ -451,7 +454,7 @@ static void add_column(FbContext *ctx, Md *md, const char *word) {
   snprintf(what, sizeof what,
            "'%s' is not a thermo keyword (step temp epair emol pe ke etotal press vol atoms lx ly "
            "lz pxx pyy pzz pxy pxz pyz density evdwl ecoul enthalpy fmax fnorm xlo xhi ylo yhi zlo "
-           "zhi dt elapsed c_ID)",
+           "zhi xy xz yz dt elapsed c_ID)",
            word);
   md_deck_fail(ctx, md, "run", "thermo_style", what);
 }

@@ -186,7 +186,7 @@ static void zero_momentum(FbContext *ctx, Md *md, int group) {
 
 /* Atom i's unwrapped position (LAMMPS's Domain::unmap): x plus its images. */
 static void unwrap(const Md *md, int i, double u[3]) {
-  for (int d = 0; d < 3; d++) u[d] = md->atoms.x[i][d] + md->atoms.image[i][d] * md->prd[d];
+  md_unmap(md, md->atoms.x[i], md->atoms.image[i], u);
 }
 
 /* Below this determinant of the inertia tensor (a line of atoms, two
@@ -491,13 +491,14 @@ static void setup_box(FbContext *ctx, Md *md, const char *data, size_t data_len)
   if (md->data_warnings && ctx->rank == 0 && !ctx->common.quiet)
     fprintf(stderr, "%s: warning: %s (%d such line%s in the file)\n", ctx->program,
             md->data_warning, md->data_warnings, md->data_warnings > 1 ? "s" : "");
+  md_set_frame(md);
   for (int d = 0; d < 3; d++) { /* LAMMPS: set_initial_box */
     md->small[d] = MD_SHRINK_SMALL * md->prd[d];
     md->simlo[d] = md->boxlo[d];
     md->simhi[d] = md->boxhi[d];
     if (!md->restart_in[0]) { /* a restart divides the box its run divided */
-      md->splitlo[d] = md->boxlo[d];
-      md->splithi[d] = md->boxhi[d];
+      md->splitlo[d] = md->frame_lo[d];
+      md->splithi[d] = md->frame_hi[d];
     }
   }
 }
@@ -555,6 +556,7 @@ void md_setup(FbContext *ctx, Md *md) {
     fprintf(stderr, "%s: warning: %s\n", ctx->program, md->pot.note);
   resolve_masses(ctx, md);
   md->cutghost = md->pot.cut + md->skin;
+  md_set_frame(md); /* the cutoff plus skin in its coordinates */
   check_memory(ctx, md);
   setup_decomposition(ctx, md);
   md_comm_setup(ctx, md);
@@ -583,8 +585,11 @@ void md_setup(FbContext *ctx, Md *md) {
            "(%s) x %d threads\n",
            fb_version(), md->natoms, md->ntypes, md->pair_style, md->pot.cut, md->skin, ctx->size,
            grid, ctx->threads);
-  fb_print(ctx, "box %.6g %.6g %.6g (boundary %c %c %c), units %s, dt %g, deck %s\n", md->prd[0],
-           md->prd[1], md->prd[2], md->boundary[0], md->boundary[1], md->boundary[2],
+  char tilt[96] = "";
+  if (md->triclinic)
+    snprintf(tilt, sizeof tilt, " tilt %.6g %.6g %.6g", md->tilt[0], md->tilt[1], md->tilt[2]);
+  fb_print(ctx, "box %.6g %.6g %.6g%s (boundary %c %c %c), units %s, dt %g, deck %s\n", md->prd[0],
+           md->prd[1], md->prd[2], tilt, md->boundary[0], md->boundary[1], md->boundary[2],
            md->units.name, md->dt, md->deck_path);
 }
 

@@ -224,6 +224,9 @@ static double column_value(const Md *md, const MdColumn *c, const ThermoValues *
   case TH_XHI:
   case TH_YHI:
   case TH_ZHI: return md->simhi[(c->key - TH_XHI) / 2];
+  case TH_XY:
+  case TH_XZ:
+  case TH_YZ: return md->tilt[c->key - TH_XY];
   case TH_DT: return md->dt;
   case TH_ELAPSED: return (double)(md->step - md->stage_begin);
   case TH_COMPUTE: return t->temp[c->compute];

@@ -64,6 +64,11 @@ void md_fill_result(FbContext *ctx, Md *md, FbResult *r, char **json) {
   snprintf(boundary, sizeof boundary, "%c %c %c", md->boundary[0], md->boundary[1],
            md->boundary[2]);
   fb_result_param_str(r, "boundary", boundary);
+  if (md->triclinic) { /* a tilted box's xy xz yz, as its data file gave them */
+    char tilt[96];
+    snprintf(tilt, sizeof tilt, "%.17g %.17g %.17g", md->tilt[0], md->tilt[1], md->tilt[2]);
+    fb_result_param_str(r, "tilt", tilt);
+  }
   long long counts[3] = {md->atoms.n_ghost, md->neigh.count, md->migrations};
   md_count_n(ctx, counts, 3);
   /* LAMMPS's "Nlocal: ave max min": how evenly the ranks share the atoms */

@@ -354,6 +354,48 @@ xu = [[float(v) for v in r[4:]] for r in rows]
 raise SystemExit(0 if [r[:4] for r in rows] == want and abs(xu[0][0] - 11.0) < 1e-12 and abs(xu[1][1] + 19.0) < 1e-12 and abs(xu[1][2] + 9.0) < 1e-12 and abs(xu[3][1] - 51.0) < 1e-12 and abs(xu[3][2] - 32.5) < 1e-12 else 1)\""
 check "md restart keeps the image flags: particles/all/image, and 10 + 10 steps dump the flags and unwrapped positions 20 steps do (exit $rc)" \
   sh -c "h5dump -d /particles/all/image/value '$MDT/images.h5' | tr -d ' \n' | grep -q '(0,0):1,0,0,(1,0):1,-2,-1,(2,0):0,0,0,(3,0):0,5,3' && [ $halves_same = yes ]"
+# a tilted (triclinic) box: atoms placed as LAMMPS's remap places them (in
+# lamda coordinates, image flags counting edge vectors), the dump's box
+# LAMMPS's triclinic one, the restart's H5MD edges a matrix, and a restart
+# of it bit for bit (lammps_cases.py's triclinic cases: LAMMPS's numbers)
+layout tilted '1 1 11.0 1.0 1.0 0 0 0\n2 1 2.1 -19.0 1.0 1 0 -1\n3 1 1.0 2.1 9.5 0 0 0\n4 1 -4.0 1.0 32.5 0 5 0\n' '2.0 -3.0 4.0 xy xz yz'
+printf '[output]\ndump_every = 10\ndump_columns = id x y z ix iy iz xu yu zu\n' >>"$MDT/tilted.ini"
+sed -i 's/^\[run\]$/[run]\nthermo_style = custom step temp pe lx ly lz xy xz yz/' "$MDT/tilted.ini"
+restart_halves tilted
+rm -f "$MDT/tilted.jsonl"
+mpi 2 $MD -i "$MDT/tilted.ini" --json "$MDT/tilted.jsonl" --quiet
+check "md's record of a tilted box: params tilt '2 -3 4', thermo xy xz yz 2 -3 4 and lx ly lz 10" \
+  [ "$(json "$MDT/tilted.jsonl" 'r["params"]["tilt"] == "2 -3 4" and r["validation"]["status"] == "PASS" and all(row[4:] == [10, 10, 10, 2, -3, 4] for row in r["results"]["thermo"])' 2>/dev/null)" = true ]
+check "md read_data, a tilted box (xy 2, xz -3, yz 4): atoms wrapped into it along its edge vectors, xu yu zu the file's unwrapped positions, a LAMMPS triclinic dump box (exit $rc)" \
+  sh -c "python3 -c \"
+lines = open('$MDT/tilted20.dump').read().splitlines()
+i = lines.index('ITEM: ATOMS id x y z ix iy iz xu yu zu')
+edges = [(10.0, 0.0, 0.0), (2.0, 10.0, 0.0), (-3.0, 4.0, 10.0)]
+unmap = lambda p, n: [p[c] + sum(n[k] * edges[k][c] for k in range(3)) for c in range(3)]
+given = [((11.0, 1.0, 1.0), (0, 0, 0)), ((2.1, -19.0, 1.0), (1, 0, -1)), ((1.0, 2.1, 9.5), (0, 0, 0)), ((-4.0, 1.0, 32.5), (0, 5, 0))]
+ok = lines[i - 4:i] == ['ITEM: BOX BOUNDS xy xz yz pp pp pp', '-3 12 2', '0 14 -3', '0 10 4']
+for row, (p, n) in zip(lines[i + 1:i + 5], given):
+    r = [float(v) for v in row.split()]
+    img = [int(v) for v in r[4:7]]
+    lz = r[3] / 10.0; ly = (r[2] - 4.0 * lz) / 10.0; lx = (r[1] - 2.0 * ly + 3.0 * lz) / 10.0
+    ok &= all(-1e-12 <= l < 1.0 for l in (lx, ly, lz)) and all(abs(a - b) < 1e-12 for a, b in zip(unmap(r[1:4], img), unmap(p, n)))
+    ok &= all(abs(a - b) < 1e-12 for a, b in zip(r[7:10], unmap(p, n)))
+raise SystemExit(0 if ok and lines[i + 4].split()[4:7] != ['0', '5', '0'] else 1)\""
+check "md restart of a tilted box: H5MD edges the 3x3 matrix of edge vectors, the tilt kept, and 10 + 10 steps dump what 20 do" \
+  sh -c "h5dump -d /particles/all/box/edges '$MDT/tilted.h5' | tr -d ' \n' | grep -q '(0,0):10,0,0,(1,0):2,10,0,(2,0):-3,4,10' && h5dump -d /parameters/fabricbench/tilt '$MDT/tilted.h5' | tr -d ' \n' | grep -q '(0):2,-3,4}' && [ $halves_same = yes ]"
+# an atom a hair below a periodic box's lower face at a rebuild, on the rank
+# at that face with another rank along the dimension: x + the box length
+# rounds to the upper face, where LAMMPS's pbc puts it at the lower one.
+# md sent it to the neighbour, which dropped it (Lost atoms; found with a
+# tilted box, whose crystal faces sit at lamda -1e-17)
+layout hair '1 1 0.0 5.0 5.0\n2 1 2.5 5.0 5.0\n3 1 7.0 2.0 5.0\n4 1 7.0 8.0 5.0\n'
+printf '\nVelocities\n\n1 -1e-14 0 0\n2 0 0 0\n3 0 0 0\n4 0 0 0\n' >>"$MDT/hair.data"
+printf 'neigh_every = 1\nneigh_check = false\n[output]\ndump_every = 10\ndump_columns = id x ix\n' >>"$MDT/hair.ini"
+rm -f "$MDT/hair.jsonl" "$MDT/hair.dump"
+mpi 2 $MD -i "$MDT/hair.ini" --grid 2x1x1 --json "$MDT/hair.jsonl" --dump "$MDT/hair.dump"; rc=$?
+kept=$(json "$MDT/hair.jsonl" 'r["validation"]["status"] == "PASS" and r["results"]["atoms"] == 4' 2>/dev/null)
+check "md: an atom moving -5e-17 a step from x 0 over 2 ranks along x stays, at x 0 with image 0, as in LAMMPS (exit $rc)" \
+  sh -c "[ '$kept' = true ] && tail -n 4 '$MDT/hair.dump' | grep -qx '1 0 0'"
 # the thermo row at its widest: every compute slot taken (thermo_temp and 7
 # more) with the pressure tensor, fmax and the other sums (the sanitizer
 # build sees a row that outgrows its buffer)
@@ -378,7 +420,8 @@ check "md read_data: an atom 9e-4 past a shrink-wrapped zhi (inside LAMMPS's mar
 layout s_out '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 10.0011\n' '' 'p p s'
 layout f_hi '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 10.0\n' '' 'p p f'
 layout far '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 1e6\n'
-layout tilt '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n' '0.5 0.0 0.0 xy xz yz'
+layout tilt_large '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n' '5.5 0.0 0.0 xy xz yz'
+layout tilt_open '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n' '0.5 0.0 0.0 xy xz yz' 'p p s'
 layout dup '9 1 1.0 1.0 1.0\n5 1 2.1 1.0 1.0\n12 1 1.0 2.1 1.0\n5 1 1.0 1.0 2.1\n'
 layout zero '0 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n'
 layout none ''
@@ -394,7 +437,8 @@ sed "s#$MDT/ref.data#$MDT/unskipped.data#" "$MDT/ref.ini" >"$MDT/unskipped.ini"
 for c in "s_out:$MDT/s_out.data:19: atom 4 is outside the box (a non-periodic dimension)" \
          "f_hi:$MDT/f_hi.data:19: atom 4 is outside the box (a non-periodic dimension)" \
          "far:$MDT/far.data:19: atom 4 is more than 10000 box lengths outside the box" \
-         "tilt:$MDT/tilt.data:9: triclinic boxes are not supported" \
+         "tilt_large:$MDT/tilt_large.data:9: the box's tilt is too large: xy and xz at most half of xhi - xlo" \
+         "tilt_open:$MDT/tilt_open.data:9: a tilted (triclinic) box needs boundary p p p in md" \
          "dup:$MDT/dup.data:19: atom id 5 appears twice" \
          "zero:$MDT/zero.data:16: atom id 0 is not a positive integer" \
          "none:$MDT/none.data:10: the header declares 0 atoms" \

@@ -9,7 +9,8 @@
 #include <string.h>
 
 /* What a successful read promises: every atom once, inside the box (a
- * periodic dimension's [lo, hi), a shrink-wrapped one's LAMMPS margin), with a
+ * periodic dimension's [lo, hi), a shrink-wrapped one's LAMMPS margin; a
+ * tilted box's lamda cube), with a
  * known type, a positive mass for every type when Masses was given, and the
  * file's ids ascending when they are not 1..N. */
 static void check_atoms(const Md *md) {
@@ -20,7 +21,11 @@ static void check_atoms(const Md *md) {
     if (id < 1 || id > md->natoms || seen[id]) abort();
     seen[id] = 1;
     if (md->atoms.type[i] < 0 || md->atoms.type[i] >= md->ntypes) abort();
-    for (int d = 0; d < 3; d++) {
+    double lamda[3]; /* a tilted box's: [0, 1], rounding at 1 (lamda2x and back) */
+    md_x2lamda(md, md->atoms.x[i], lamda);
+    for (int d = 0; d < 3 && md->triclinic; d++)
+      if (!(lamda[d] >= -1e-9 && lamda[d] <= 1.0 + 1e-9)) abort();
+    for (int d = 0; d < 3 && !md->triclinic; d++) {
       double x = md->atoms.x[i][d], lo = md->boxlo[d], hi = md->boxhi[d];
       double small = md->boundary[d] == 's' ? MD_SHRINK_SMALL * (hi - lo) : 0.0;
       if (!(x >= lo - small && x < hi + small)) abort();
@@ -40,16 +45,27 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   memcpy(text, data, size);
   text[size] = '\0';
   static Md md;
-  memset(&md, 0, sizeof md);
-  snprintf(md.data_file, sizeof md.data_file, "fuzz.data");
-  md.periodic[0] = md.periodic[1] = 1; /* the shear layout: z bounded */
-  md.boundary[0] = md.boundary[1] = 'p';
-  md.boundary[2] = 's';
-  for (int d = 0; d < 3; d++) md.decomp.dims[d] = 1;
-  md.pot.kind = POT_LJ;
   char err[FB_MSG_LEN] = "";
-  int rc = md_read_data(&md, text, size, 0, err, sizeof err);
-  if (rc == 0) rc = md_read_data(&md, text, size, 1, err, sizeof err);
+  int rc = 0;
+  /* the shear layout (z bounded); a tilted box's refusal there, all periodic */
+  for (int tilted = 0; tilted < 2; tilted++) {
+    if (tilted) { /* what the first reading left */
+      md_atoms_free(&md.atoms);
+      free(md.tags);
+    }
+    memset(&md, 0, sizeof md);
+    snprintf(md.data_file, sizeof md.data_file, "fuzz.data");
+    md.periodic[0] = md.periodic[1] = 1;
+    md.periodic[2] = tilted;
+    md.boundary[0] = md.boundary[1] = 'p';
+    md.boundary[2] = tilted ? 'p' : 's';
+    for (int d = 0; d < 3; d++) md.decomp.dims[d] = 1;
+    md.pot.kind = POT_LJ;
+    err[0] = '\0';
+    rc = md_read_data(&md, text, size, 0, err, sizeof err);
+    if (rc == 0) rc = md_read_data(&md, text, size, 1, err, sizeof err);
+    if (rc == 0 || !md.triclinic) break;
+  }
   if (getenv("FUZZ_SHOW")) fprintf(stderr, "rc %d: %s\n", rc, err); /* reading an artifact */
   if (rc == 0)
     check_atoms(&md);

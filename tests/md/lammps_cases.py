@@ -176,14 +176,14 @@ def lj_deck(boundary):
 
 
 # 1000 NVE steps of 0.003 with thermo every 50: the LAMMPS commands and md's deck
-def lj_nve_run(columns="step temp pe ke etotal press"):
+def lj_nve_run(columns="step temp pe ke etotal press", steps=1000):
     return ("fix 1 all nve\ntimestep 0.003\nthermo_style custom %s\n"
-            "thermo_modify format float %%20.15g\nthermo 50\nrun 1000\n" % columns)
+            "thermo_modify format float %%20.15g\nthermo 50\nrun %d\n" % (columns, steps))
 
 
-def lj_nve_deck(columns="step temp pe ke etotal press"):
-    return ("[run]\ntimestep = 0.003\nthermo_style = custom %s\nsteps = 1000\nthermo = 50\n"
-            "skin = 0.3\nneigh_every = 1\nneigh_delay = 0\nneigh_check = true\n" % columns)
+def lj_nve_deck(columns="step temp pe ke etotal press", steps=1000):
+    return ("[run]\ntimestep = 0.003\nthermo_style = custom %s\nsteps = %d\nthermo = 50\n"
+            "skin = 0.3\nneigh_every = 1\nneigh_delay = 0\nneigh_check = true\n" % (columns, steps))
 
 def eam_case(style, file, elements, a, types, cells=6):
     """A periodic fcc crystal of lattice constant a (cells^3 cells; at 6
@@ -242,6 +242,54 @@ neigh_delay = 0
 neigh_check = true
 """ % (style, path, deck_elements),
     }
+
+
+def tilted_lj(tilts, temperature, seed):
+    """6^3 fcc cells at bench/in.lj's density in a prism (LAMMPS's
+    triclinic box) whose tilts (xy xz yz, lattice units) are whole cells, so
+    that its periodic images continue the crystal; then melted."""
+    return """units lj
+atom_style atomic
+boundary p p p
+lattice fcc 0.8442
+region box prism 0 6 0 6 0 6 %g %g %g
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+velocity all create %g %d loop geom
+displace_atoms all random 0.05 0.05 0.05 %d
+write_data case.data
+""" % (tilts + (temperature, seed, seed + 1))
+
+
+# the tilted fluid's thermo: the box, its tilts and the pressure's diagonal (the
+# off-diagonal ones of a fluid, near 0, differ by 2e-10 of their largest
+# between LAMMPS at 1 and 2 ranks over these 1000 steps)
+TILTED_COLUMNS = "step temp pe ke etotal press pxx pyy pzz vol lx ly lz xy xz yz"
+# ... over 600 steps: the fluid's rounding differences grow ten-fold every
+# 250 steps or so (md at 1000 steps came to 9.7e-11 of LAMMPS's Pxx)
+TILTED_STEPS = 600
+
+
+def fcc_primitive_make(a, cells):
+    """Cu's fcc primitive cell (edges a/sqrt(2) at 60 degrees), cells^3 of
+    them in the triclinic box they span, one atom a cell: the box of
+    lammps-examples' phonon/3-3D-FCC-Cu-EAM/data.pos (xy = xz = xprd / 2,
+    LAMMPS's largest tilt), made by LAMMPS atom by atom."""
+    b = a / 2 ** 0.5
+    edges = ((b, 0.0, 0.0), (b / 2, b * 3 ** 0.5 / 2, 0.0),
+             (b / 2, b / (2 * 3 ** 0.5), b * (2.0 / 3.0) ** 0.5))
+    lx, ly, lz = cells * edges[0][0], cells * edges[1][1], cells * edges[2][2]
+    xy, xz, yz = cells * edges[1][0], cells * edges[2][0], cells * edges[2][1]
+    lines = ["units metal", "atom_style atomic", "boundary p p p",
+             "region box prism 0 %.12f 0 %.12f 0 %.12f %.12f %.12f %.12f units box" % (lx, ly, lz, xy, xz, yz),
+             "create_box 1 box"]
+    for i in range(cells):
+        for j in range(cells):
+            for k in range(cells):
+                x = [i * edges[0][c] + j * edges[1][c] + k * edges[2][c] for c in range(3)]
+                lines.append("create_atoms 1 single %.12f %.12f %.12f units box remap yes" % tuple(x))
+    return "\n".join(lines) + "\n"
 
 
 def lj_pair_coeffs(coeffs, deck=False):
@@ -742,6 +790,34 @@ write_data case.data
         "run": LJ_READ_PERIODIC + lj_pair_coeffs(CLOSE_PAIRS) + RUN_COMMON + lj_nve_run(),
         "deck": lj_deck("p p p") + lj_pair_coeffs(CLOSE_PAIRS, deck=True) + lj_nve_deck(),
     },
+    # triclinic boxes (a data file's xy xz yz), as LAMMPS runs them: atoms
+    # cross between ranks in lamda coordinates, periodic images move by the
+    # box's edge vectors. A fluid (the crystal melted at T 3) in a box of
+    # three tilts of up to half its lengths, at 1 to 4 ranks; LAMMPS's
+    # largest tilts at 4 ranks along x (sub-boxes thinner than the cutoff
+    # plus skin across, two hops); Cu's primitive fcc cell under EAM.
+    # Before 7 December 2026 md refused every tilted box.
+    "triclinic_lj_fluid": {
+        "make": tilted_lj((-3, 2, -3), 1.5, 5821),
+        "run": LJ_READ_PERIODIC + "pair_coeff 1 1 1.0 1.0\n" + RUN_COMMON + lj_nve_run(TILTED_COLUMNS, TILTED_STEPS),
+        "deck": lj_deck("p p p") + "pair_coeff = 1 1 1.0 1.0\n" + lj_nve_deck(TILTED_COLUMNS, TILTED_STEPS),
+        "ranks": [1, 2, 3, 4],
+    },
+    "triclinic_lj_thin": {
+        "make": tilted_lj((3, -3, 3), 1.5, 9137),
+        "run": LJ_READ_PERIODIC + "pair_coeff 1 1 1.0 1.0\n" + RUN_COMMON + lj_nve_run(),
+        "deck": lj_deck("p p p") + "pair_coeff = 1 1 1.0 1.0\n" + lj_nve_deck(),
+        "md_args": ["--grid", "4x1x1"],
+        "ranks": [4],
+    },
+    "triclinic_eam_fcc_primitive": dict(eam_case("eam", "Cu_u3.eam", "", 3.615, 1), **{
+        "make": fcc_primitive_make(3.615, 8) + """mass 1 63.55
+velocity all create 600.0 24680 loop geom
+displace_atoms all random 0.03 0.03 0.03 1357
+write_data case.data
+""",
+        "ranks": [1, 2, 3],
+    }),
     # md's four ranks along a fixed z (--grid 1x1x4; LAMMPS at 1 and 2 ranks
     # as always): sub-boxes 1.26 thick take three hops, and the walls' ranks
     # send nothing past them
