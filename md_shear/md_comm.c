@@ -1,9 +1,10 @@
 /* md_comm.c: every MPI call of md_shear. Ghost atoms come from the six face
  * neighbours in three dimension-by-dimension stages (so edge and corner
  * ghosts arrive through two or three hops), with periodic images shifted by
- * the box length (a tilted box's atoms cross in lamda coordinates, and its
- * images move by an edge vector); a sub-box thinner than the cutoff plus skin takes more
- * hops along its dimension, each passing on what the one before brought.
+ * the box length (a tilted box's ranks decide in lamda coordinates, and its
+ * images move by an edge vector); a sub-box thinner than the cutoff plus
+ * skin takes more hops along its dimension, each passing on what the one
+ * before brought.
  * Positions go forward every step, forces (and EAM densities) come back,
  * EAM embedding derivatives go forward, and atoms that left the sub-box
  * migrate at each neighbour-list rebuild. */
