@@ -79,8 +79,8 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fopenmp -std=c11 -D_GNU
              -I common -I $(BUILD) $(INIH_CFLAGS) $(ZLIB_CFLAGS)
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_EXTRA_fuzz_hpldat = hpl_lite/setup.c hpl_lite/matrix.c hpl_lite/hpl_comm.c $(OPENBLAS_CFLAGS) $(OPENBLAS_LIBS)
-FUZZ_EXTRA_fuzz_mddata = md_shear/data.c
-FUZZ_EXTRA_fuzz_eam = md_shear/potential.c md_shear/data.c
+FUZZ_EXTRA_fuzz_mddata = md_shear/data.c md_shear/box.c
+FUZZ_EXTRA_fuzz_eam = md_shear/potential.c md_shear/data.c md_shear/box.c
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(BUILD)/build_info.h
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(FUZZ_CC) MPICH_CC=$(FUZZ_CC) $(MPICC) $(FUZZ_FLAGS) $< $(COMMON_SRC) \

@@ -1,13 +1,12 @@
-/* data.c: the atom store (growth, ownership, adding an atom), a tilted
- * box's lamda coordinates, and the reader of LAMMPS data files: atom_style
- * atomic (id type x y z, with or without image flags), orthogonal or
- * periodic triclinic box, Masses, Velocities, and the lj/cut Pair Coeffs
- * and PairIJ Coeffs sections that write_data produces. What it cannot read
- * the way LAMMPS would (other atom styles, molecular topology, a tilted box
- * with a non-periodic side, other sections) is refused with the line
- * named. No MPI: every rank parses the same bytes (rank 0's, broadcast)
- * and keeps the atoms of its sub-box, so the reader is also what
- * tests/fuzz/fuzz_mddata.c drives. */
+/* data.c: the atom store (growth, ownership, adding an atom) and the
+ * reader of LAMMPS data files: atom_style atomic (id type x y z, with or
+ * without image flags), orthogonal or periodic triclinic box, Masses,
+ * Velocities, and the lj/cut Pair Coeffs and PairIJ Coeffs sections that
+ * write_data produces. What it cannot read the way LAMMPS would (other
+ * atom styles, molecular topology, a tilted box with a non-periodic side,
+ * other sections) is refused with the line named. No MPI: every rank
+ * parses the same bytes (rank 0's, broadcast) and keeps the atoms of its
+ * sub-box, so the reader is also what tests/fuzz/fuzz_mddata.c drives. */
 #include "md.h"
 
 #include <ctype.h>
@@ -48,86 +47,6 @@ int md_atoms_reserve(MdAtoms *a, int n) {
  * set_initial_box, 20220106; a larger one is its error "Triclinic box skew
  * is too large" unless `box tilt large`, which a data file cannot say). */
 #define MD_MAX_SKEW 0.5
-
-void md_set_frame(Md *md) {
-  double *h = md->h, *hinv = md->h_inv;
-  for (int d = 0; d < 3; d++) {
-    h[d] = md->prd[d];
-    hinv[d] = 1.0 / h[d];
-  }
-  h[3] = md->tilt[2];
-  h[4] = md->tilt[1];
-  h[5] = md->tilt[0];
-  hinv[3] = hinv[4] = hinv[5] = 0.0;
-  if (md->triclinic) { /* Domain::set_global_box */
-    hinv[3] = -h[3] / (h[1] * h[2]);
-    hinv[4] = (h[3] * h[5] - h[1] * h[4]) / (h[0] * h[1] * h[2]);
-    hinv[5] = -h[5] / (h[0] * h[1]);
-  }
-  /* Comm::setup: the cutoff plus skin across the lamda cube, the distance
-   * between its faces' planes in x y z */
-  const double across[3] = {sqrt(hinv[0] * hinv[0] + hinv[5] * hinv[5] + hinv[4] * hinv[4]),
-                            sqrt(hinv[1] * hinv[1] + hinv[3] * hinv[3]), hinv[2]};
-  const double edge[3][3] = {{h[0], 0.0, 0.0}, {h[5], h[1], 0.0}, {h[4], h[3], h[2]}};
-  memcpy(md->edge, edge, sizeof edge);
-  for (int d = 0; d < 3; d++) {
-    md->frame_lo[d] = md->triclinic ? 0.0 : md->boxlo[d];
-    md->frame_hi[d] = md->triclinic ? 1.0 : md->boxhi[d];
-    md->frame_prd[d] = md->triclinic ? 1.0 : md->prd[d];
-    md->frame_cut[d] = md->triclinic ? md->cutghost * across[d] : md->cutghost;
-  }
-}
-
-void md_x2lamda(const Md *md, const double x[3], double lamda[3]) {
-  const double *hinv = md->h_inv;
-  double delta[3] = {x[0] - md->boxlo[0], x[1] - md->boxlo[1], x[2] - md->boxlo[2]};
-  lamda[0] = hinv[0] * delta[0] + hinv[5] * delta[1] + hinv[4] * delta[2];
-  lamda[1] = hinv[1] * delta[1] + hinv[3] * delta[2];
-  lamda[2] = hinv[2] * delta[2];
-}
-
-void md_lamda2x(const Md *md, const double lamda[3], double x[3]) {
-  const double *h = md->h;
-  double l[3] = {lamda[0], lamda[1], lamda[2]}; /* lamda may be x */
-  x[0] = h[0] * l[0] + h[5] * l[1] + h[4] * l[2] + md->boxlo[0];
-  x[1] = h[1] * l[1] + h[3] * l[2] + md->boxlo[1];
-  x[2] = h[2] * l[2] + md->boxlo[2];
-}
-
-void md_unmap(const Md *md, const double x[3], const int image[3], double u[3]) {
-  if (!md->triclinic) {
-    for (int d = 0; d < 3; d++) u[d] = x[d] + image[d] * md->prd[d];
-    return;
-  }
-  const double *h = md->h;
-  u[0] = x[0] + h[0] * image[0] + h[5] * image[1] + h[4] * image[2];
-  u[1] = x[1] + h[1] * image[1] + h[3] * image[2];
-  u[2] = x[2] + h[2] * image[2];
-}
-
-void md_ghost_extent(const Md *md, double lo[3], double hi[3]) {
-  if (!md->triclinic) {
-    for (int d = 0; d < 3; d++) {
-      lo[d] = md->sublo[d] - md->cutghost;
-      hi[d] = md->subhi[d] + md->cutghost;
-    }
-    return;
-  }
-  for (int d = 0; d < 3; d++) {
-    lo[d] = INFINITY;
-    hi[d] = -INFINITY;
-  }
-  for (int corner = 0; corner < 8; corner++) { /* Domain::bbox: the eight corners */
-    double l[3], x[3];
-    for (int d = 0; d < 3; d++)
-      l[d] = corner >> d & 1 ? md->subhi[d] + md->frame_cut[d] : md->sublo[d] - md->frame_cut[d];
-    md_lamda2x(md, l, x);
-    for (int d = 0; d < 3; d++) {
-      lo[d] = fmin(lo[d], x[d]);
-      hi[d] = fmax(hi[d], x[d]);
-    }
-  }
-}
 
 /* The rank coordinate owning position x along d: edge ranks keep atoms
  * that wander past a non-periodic wall. */

@@ -421,7 +421,7 @@ void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v);
 int md_atoms_reserve(MdAtoms *a, int n);
 void md_atoms_free(MdAtoms *a); /* every per-atom array, and the counts to 0 */
 int md_owns(const Md *md, const double x[3]);
-/* Triclinic boxes (data.c): the frame (after the box and cutghost are set),
+/* Triclinic boxes (box.c): the frame (after the box and cutghost are set),
  * a position to lamda and back (LAMMPS's Domain::x2lamda and lamda2x, the
  * same arithmetic), an unwrapped position (Domain::unmap) and the x y z
  * extent of this rank's sub-box with its ghost shell (Domain::bbox). */
