@@ -593,6 +593,23 @@ compare "$RES/one" "$RES/term"; rc=$?
 check "compare after the SIGTERM: exit 1, pingpong missing as interrupted, himeno as not run (exit $rc)" \
   sh -c "[ $rc -eq 1 ] && grep -q 'missing: term has no score for pingpong: interrupted (exit 143)' '$OUT_FILE.err' && grep -q 'missing: term has no score for himeno: not run: the suite was stopped by signal 15 during pingpong repeat 1' '$OUT_FILE.err'"
 
+# The same stop reaching the app first (scancel signals every process of a
+# job; the suite's own SIGTERM may come after its child died of one): the
+# app's shell and ranks, then the suite 0.1 s later. The app is still
+# interrupted, not "no record (exit -15)" (fblib.STOP_SIGNAL_GRACE_S).
+rm -rf "$RES/race"
+timeout 120 run/suite --results "$RES" --label race --np 2 --apps pingpong,himeno --profile standard >"$OUT_FILE" 2>&1 &
+spid=$!
+for _ in $(seq 50); do pgrep -f 'pingpong/pingpong.*race/pingpong.jsonl' >/dev/null && break; sleep 0.2; done
+sleep 1
+app_group=$(pgrep -f '^/bin/sh -c .*race/pingpong.jsonl' | head -n 1)
+[ -n "$app_group" ] && kill -TERM -- "-$app_group" 2>/dev/null
+sleep 0.1
+kill -TERM $spid 2>/dev/null
+wait $spid; rc=$?
+check "suite whose app dies of the SIGTERM before the suite gets it: exit 143, the app interrupted, the next not run (exit $rc)" \
+  sh -c "[ -n '$app_group' ] && [ $rc -eq 143 ] && grep -q '\"app\": \"pingpong\".*\"status\": \"interrupted\"' '$RES/race/runs.jsonl' && grep -q '\"app\": \"himeno\".*\"status\": \"not run\"' '$RES/race/runs.jsonl'"
+
 # The quickstart, shortened (tiny sizes, two rounds, two apps), with the
 # network namespaces made to fail as in a chroot: the suite falls back to the
 # injector, says why, and the interleaved comparison and the report still come.
