@@ -1,12 +1,11 @@
 /* data.c: the atom store (growth, ownership, adding an atom) and the
  * reader of LAMMPS data files: atom_style atomic (id type x y z, with or
- * without image flags), orthogonal or periodic triclinic box, Masses,
+ * without image flags), orthogonal or triclinic (tilted) box, Masses,
  * Velocities, and the lj/cut Pair Coeffs and PairIJ Coeffs sections that
  * write_data produces. What it cannot read the way LAMMPS would (other
- * atom styles, molecular topology, a tilted box with a non-periodic side,
- * other sections) is refused with the line named. No MPI: every rank
- * parses the same bytes (rank 0's, broadcast) and keeps the atoms of its
- * sub-box, so the reader is also what tests/fuzz/fuzz_mddata.c drives. */
+ * atom styles, molecular topology, other sections) is refused with the line named. No MPI: every
+ * rank parses the same bytes (rank 0's, broadcast) and keeps the atoms of its sub-box, so the
+ * reader is also what tests/fuzz/fuzz_mddata.c drives. */
 #include "md.h"
 
 #include <ctype.h>
@@ -43,9 +42,10 @@ int md_atoms_reserve(MdAtoms *a, int n) {
   return 0;
 }
 
-/* The largest tilt a box may have, in box lengths: LAMMPS's (Domain::
- * set_initial_box, 20220106; a larger one is its error "Triclinic box skew
- * is too large" unless `box tilt large`, which a data file cannot say). */
+/* The largest tilt a box may have, in box lengths, across a periodic
+ * dimension: LAMMPS's (Domain::set_initial_box, 20220106; a larger one is
+ * its error "Triclinic box skew is too large" unless `box tilt large`,
+ * which a data file cannot say). */
 #define MD_MAX_SKEW 0.5
 
 /* The rank coordinate owning position x along d: edge ranks keep atoms
@@ -113,6 +113,9 @@ typedef struct {
   size_t warnlen;
   int warnings;     /* how many */
   int skipped_line; /* the line below the last section name, if it was not blank */
+  /* a tilted box as read_data places atoms in it: the declared box widened
+   * in s dimensions (LAMMPS's set_initial_box), its h and h_inv */
+  double lo[3], h[6], h_inv[6];
 } DataReader;
 
 /* The shortest Atoms line, "1 1 0 0 0\n": a file declaring more atoms than
@@ -313,11 +316,6 @@ static int read_header(DataReader *r, Md *md, int *more) {
         if (!parse_d(f[t], &md->tilt[t]))
           return fail(r, FB_EXIT_USAGE, "expected 'xy xz yz' tilt factors%s", "");
       md->triclinic = md->tilt[0] != 0.0 || md->tilt[1] != 0.0 || md->tilt[2] != 0.0;
-      if (md->triclinic && !(md->periodic[0] && md->periodic[1] && md->periodic[2]))
-        return fail(r, FB_EXIT_USAGE,
-                    "a tilted (triclinic) box needs boundary p p p in md (LAMMPS also "
-                    "runs non-periodic ones)%s",
-                    "");
     } else {
       return fail(r, FB_EXIT_USAGE, "not a LAMMPS data header line%s", "");
     }
@@ -328,14 +326,16 @@ static int read_header(DataReader *r, Md *md, int *more) {
   if (have_box != 7)
     return fail(r, FB_EXIT_USAGE, "the header lacks xlo xhi, ylo yhi or zlo zhi%s", "");
   /* LAMMPS's Domain::set_initial_box: a tilt past half the box length it
-   * is along ("Triclinic box skew is too large") */
+   * is along, where that dimension is periodic ("Triclinic box skew is too
+   * large"; a non-periodic x or y takes any) */
   const double lx = md->boxhi[0] - md->boxlo[0], ly = md->boxhi[1] - md->boxlo[1], *t = md->tilt;
-  if (fabs(t[0] / lx) > MD_MAX_SKEW || fabs(t[1] / lx) > MD_MAX_SKEW ||
-      fabs(t[2] / ly) > MD_MAX_SKEW) {
+  const int *per = md->periodic;
+  if ((per[0] && (fabs(t[0] / lx) > MD_MAX_SKEW || fabs(t[1] / lx) > MD_MAX_SKEW)) ||
+      (per[1] && fabs(t[2] / ly) > MD_MAX_SKEW)) {
     r->line = tilt_line;
     return fail(r, FB_EXIT_USAGE,
-                "the box's tilt is too large: xy and xz at most half of xhi - xlo, yz of "
-                "yhi - ylo, as LAMMPS%s",
+                "the box's tilt is too large: xy and xz at most half of xhi - xlo (x "
+                "periodic), yz of yhi - ylo (y periodic), as LAMMPS%s",
                 "");
   }
   if (r->ntypes < 1) return fail(r, FB_EXIT_USAGE, "no 'N atom types' line in the header%s", "");
@@ -436,12 +436,18 @@ static int place_in_box(const Md *md, int d, double *x, int *image) {
   return *x >= lo && *x < hi ? 0 : -1;
 }
 
-/* A tilted box (all periodic): Domain::remap, in lamda coordinates, and
- * back to x y z, as LAMMPS places every atom of such a box. */
-static int place_in_tilted_box(const Md *md, double x[3], int image[3]) {
+/* A tilted box: Domain::remap, in lamda coordinates of the box atoms are
+ * read into, and back to x y z, as LAMMPS places every atom of such a box;
+ * along a non-periodic dimension inside [0, 1) (-2 if not; -1: past
+ * MD_DATA_MAX_IMAGES lengths). */
+static int place_in_tilted_box(const DataReader *r, const Md *md, double x[3], int image[3]) {
   double l[3];
-  md_x2lamda(md, x, l);
+  md_x2lamda_in(r->lo, r->h_inv, x, l);
   for (int d = 0; d < 3; d++) {
+    if (!md->periodic[d]) {
+      if (!(l[d] >= 0.0 && l[d] < 1.0)) return -2;
+      continue;
+    }
     for (int k = 0; l[d] < 0.0; k++, --image[d]) {
       if (k == MD_DATA_MAX_IMAGES) return -1;
       l[d] += 1.0;
@@ -452,8 +458,35 @@ static int place_in_tilted_box(const Md *md, double x[3], int image[3]) {
     }
     if (l[d] < 0.0) l[d] = 0.0;
   }
-  md_lamda2x(md, l, x);
+  md_lamda2x_in(r->lo, r->h, l, x);
   return 0;
+}
+
+/* The end of read_data in a tilted box with a shrink-wrapped (s, m) side:
+ * LAMMPS wraps the box round the atoms (reset_box, whose new box
+ * md_split_data_atoms made: each atom's x again from its lamda in the box it
+ * was read into, then its lamda in the new box, where pbc wraps it along
+ * the periodic dimensions, one box length) and turns it back to x y z.
+ * The new box's faces lie elsewhere, so an atom near one may move by an
+ * edge vector here: its image flag counts it, and the positions that
+ * velocity create's loop geom draws from are LAMMPS's. */
+static void place_in_wrapped_box(const DataReader *r, const Md *md, double x[3], int image[3]) {
+  double l[3];
+  md_x2lamda_in(r->lo, r->h_inv, x, l);
+  md_lamda2x_in(r->lo, r->h, l, x);
+  md_x2lamda(md, x, l);
+  for (int d = 0; d < 3; d++) {
+    if (!md->periodic[d]) continue;
+    if (l[d] < 0.0) {
+      l[d] += 1.0;
+      image[d]--;
+    }
+    if (l[d] >= 1.0) {
+      l[d] = fmax(l[d] - 1.0, 0.0);
+      image[d]++;
+    }
+  }
+  md_lamda2x(md, l, x);
 }
 
 /* md's id (1..N) of the file's atom id, or -1 if the file has no such atom. */
@@ -504,7 +537,8 @@ static int number_ids(DataReader *r, Md *md) {
  * refused. */
 static int read_atoms(DataReader *r, Md *md, int keep) {
   const double zero[3] = {0, 0, 0};
-  int columns = 0, rc;
+  int columns = 0, rc, wrapped = 0; /* a shrink-wrapped side: read_data's reset_box */
+  for (int d = 0; d < 3; d++) wrapped |= md->boundary[d] == 's' || md->boundary[d] == 'm';
   for (long long k = 0; k < r->natoms; k++) {
     char *f[12];
     long long id, type, image[3] = {0, 0, 0};
@@ -556,23 +590,27 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
     int img[3];
     for (int d = 0; d < 3; d++) /* LAMMPS resets a non-periodic dimension's flag to 0 */
       img[d] = md->periodic[d] ? (int)image[d] : 0;
-    if (md->triclinic && place_in_tilted_box(md, x, img))
-      return fail(
-          r, FB_EXIT_USAGE,
-          "atom %s is more than " TEXT_OF(MD_DATA_MAX_IMAGES) " box lengths outside the box", f[0]);
-    for (int d = 0; d < 3 && !md->triclinic; d++)
-      if (place_in_box(md, d, &x[d], &img[d]))
-        return fail(r, FB_EXIT_USAGE,
-                    md->periodic[d] ? "atom %s is more than " TEXT_OF(
-                                          MD_DATA_MAX_IMAGES) " box lengths outside the box"
-                                    : "atom %s is outside the box (a non-periodic dimension)",
-                    f[0]);
+    int placed = md->triclinic ? place_in_tilted_box(r, md, x, img) : 0;
+    for (int d = 0; d < 3 && !md->triclinic && !placed; d++)
+      if (place_in_box(md, d, &x[d], &img[d])) placed = md->periodic[d] ? -1 : -2;
+    if (placed)
+      return fail(r, FB_EXIT_USAGE,
+                  placed == -1 ? "atom %s is more than " TEXT_OF(
+                                     MD_DATA_MAX_IMAGES) " box lengths outside the box"
+                               : "atom %s is outside the box (a non-periodic dimension)",
+                  f[0]);
+    double at[3]; /* the extent md_split_data_atoms divides: a tilted box's in lamda */
+    if (md->triclinic)
+      md_x2lamda_in(r->lo, r->h_inv, x, at);
+    else
+      memcpy(at, x, sizeof at);
     for (int d = 0; d < 3; d++) {
-      md->atomlo[d] = fmin(md->atomlo[d], x[d]);
-      md->atomhi[d] = fmax(md->atomhi[d], x[d]);
+      md->atomlo[d] = fmin(md->atomlo[d], at[d]);
+      md->atomhi[d] = fmax(md->atomhi[d], at[d]);
     }
     r->seen[id] = 1;
     r->slot[id] = -1;
+    if (keep && md->triclinic && wrapped) place_in_wrapped_box(r, md, x, img);
     if (keep && md_owns(md, x)) {
       r->slot[id] = md->atoms.n_local;
       if (md_add_atom(md, id, (int)type - 1, x, zero))
@@ -714,8 +752,15 @@ int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size
   }
   md->natoms = r.natoms;
   md->ntypes = r.ntypes;
-  for (int d = 0; d < 3; d++) md->prd[d] = md->boxhi[d] - md->boxlo[d];
-  md_set_frame(md);
+  if (!keep) /* the box now: the declared one (md_split_data_atoms wraps it) */
+    md_initial_box(md);
+  double hi[3];
+  for (int d = 0; d < 3; d++) {
+    const double widen = md->boundary[d] == 's' ? MD_SHRINK_SMALL * md->prd[d] : 0.0;
+    r.lo[d] = md->boxlo[d] - widen;
+    hi[d] = md->boxhi[d] + widen;
+  }
+  md_box_matrices(r.lo, hi, md->tilt, r.h, r.h_inv);
   for (int d = 0; d < 3; d++) {
     if (!keep) { /* the ranks divide the file's box, until md_split_data_atoms */
       md->splitlo[d] = md->frame_lo[d];

@@ -346,8 +346,9 @@ typedef struct {
   double boxlo[3], boxhi[3], prd[3]; /* the initial box (fixed after set-up) */
   double simlo[3], simhi[3];         /* LAMMPS's box now: shrink-wrapped in s and m dimensions */
   double splitlo[3], splithi[3];     /* the box the ranks divide (md_resplit) */
-  double atomlo[3], atomhi[3];       /* the data file's atoms' extent (its first reading) */
-  double small[3];                   /* shrink-wrap margin: MD_SHRINK_SMALL of the initial box */
+  double atomlo[3], atomhi[3]; /* the data file's atoms' extent (its first reading; tilted box:
+                                  lamda, in the box read_data read them into) */
+  double small[3];             /* shrink-wrap margin: MD_SHRINK_SMALL of the initial box */
   double sublo[3], subhi[3], cutghost;
   /* A triclinic box (a data file's nonzero xy xz yz tilts): LAMMPS's h and
    * h_inv, Voigt order (xx yy zz yz xz xy). Atoms cross between ranks in
@@ -426,7 +427,13 @@ int md_owns(const Md *md, const double x[3]);
  * same arithmetic), an unwrapped position (Domain::unmap) and the x y z
  * extent of this rank's sub-box with its ghost shell (Domain::bbox). */
 void md_set_frame(Md *md);
-void md_x2lamda(const Md *md, const double x[3], double lamda[3]);
+/* the declared box (boxlo, boxhi) as the box now, small, and the frame */
+void md_initial_box(Md *md);
+void md_box_matrices(const double lo[3], const double hi[3], const double tilt[3], double h[6],
+                     double h_inv[6]);
+void md_x2lamda_in(const double lo[3], const double h_inv[6], const double x[3], double lamda[3]);
+void md_lamda2x_in(const double lo[3], const double h[6], const double lamda[3], double x[3]);
+void md_x2lamda(const Md *md, const double x[3], double lamda[3]); /* in the box now */
 void md_lamda2x(const Md *md, const double lamda[3], double x[3]);
 void md_unmap(const Md *md, const double x[3], const int image[3], double u[3]);
 void md_ghost_extent(const Md *md, double lo[3], double hi[3]);
@@ -457,6 +464,7 @@ int md_neighbor_check(const Md *md);
 void md_neighbor_free(MdNeighbor *n);
 /* md_comm.c: every MPI call of the app */
 void md_comm_setup(FbContext *ctx, Md *md);
+void md_comm_replan(FbContext *ctx, Md *md); /* the swaps again, if the box needs other hops */
 void md_comm_free(Md *md);
 void md_borders(FbContext *ctx, Md *md);
 void md_forward_x(FbContext *ctx, Md *md);
@@ -474,6 +482,8 @@ void md_gather_owned(FbContext *ctx, const Md *md, const double *field, int widt
 /* thermo.c: temperatures, the box, the thermo row */
 double md_temperature(FbContext *ctx, Md *md, int compute, double *dof_out);
 void md_reset_box(FbContext *ctx, Md *md);
+/* a tilted box wrapped round its atoms' lamda extent lo..hi (thermo.c) */
+void md_wrap_tilted(Md *md, const double lo[3], const double hi[3]);
 void md_wrapped_box(const Md *md, const double lo[3], const double hi[3], double boxlo[3],
                     double boxhi[3]);
 void md_thermo(FbContext *ctx, Md *md, int print);

@@ -83,19 +83,23 @@ static int exchange_count(FbContext *ctx, Md *md, int n_out, int to, int from) {
  * skin sends (LAMMPS's Comm::setup, uniform layout), at most the other ranks
  * of a non-periodic dimension; a periodic dimension may take more hops than
  * it has ranks, for the images of images in a box under the cutoff. */
+static double hops_needed(const Md *md, int d) {
+  const int p = md->decomp.dims[d];
+  double hops = floor(md->frame_cut[d] * p / md->frame_prd[d]) + 1.0;
+  return !md->periodic[d] && hops > p - 1 ? p - 1 : hops;
+}
+
 void md_comm_setup(FbContext *ctx, Md *md) {
   md->comm.cart = md->decomp.cart;
   long long total = 0;
   for (int d = 0; d < 3; d++) {
     const char axis[3] = {'x', 'y', 'z'};
-    int p = md->decomp.dims[d];
-    double hops = floor(md->frame_cut[d] * p / md->frame_prd[d]) + 1.0;
+    double hops = hops_needed(md, d);
     if (!(hops <= MD_MAX_HOPS))
       fb_fail(ctx, FB_EXIT_USAGE,
               "the cutoff plus skin (%.4g) spans %.3g sub-boxes along %c (%d ranks over %.4g); "
               "at most %d",
-              md->cutghost, hops, axis[d], p, md->prd[d], MD_MAX_HOPS);
-    if (!md->periodic[d] && hops > p - 1) hops = p - 1;
+              md->cutghost, hops, axis[d], md->decomp.dims[d], md->h[d], MD_MAX_HOPS);
     md->hops[d] = (int)hops;
     total += 2 * md->hops[d];
   }
@@ -478,7 +482,7 @@ void md_subbox(Md *md) {
  * cutoff plus skin in sub-boxes that wide. */
 static int may_split(const Md *md, int d, double lo, double hi) {
   const int p = md->decomp.dims[d];
-  if (p == 1 || (md->boundary[d] != 's' && md->boundary[d] != 'm')) return 0;
+  if (p == 1 || md->triclinic || (md->boundary[d] != 's' && md->boundary[d] != 'm')) return 0;
   return md->hops[d] >= p - 1 || (hi - lo) / p * md->hops[d] > md->cutghost;
 }
 
@@ -493,6 +497,10 @@ static int may_split(const Md *md, int d, double lo, double hi) {
  * an atom one hop, as LAMMPS's exchange); else the old ones stay, correct
  * but less even. Called before migration, on the box md_reset_box made. */
 void md_resplit(FbContext *ctx, Md *md) {
+  if (md->triclinic) { /* its ranks divide the lamda cube of the box now: LAMMPS's */
+    md_comm_replan(ctx, md);
+    return;
+  }
   double lo[3], hi[3];
   int change = 0;
   for (int d = 0; d < 3; d++) {
@@ -540,6 +548,10 @@ void md_resplit(FbContext *ctx, Md *md) {
 void md_split_data_atoms(Md *md) {
   /* tests: the declared box's division kept, for md_resplit's guard */
   if (md->natoms < 1 || fb_test_hook("md_declared_split")) return;
+  if (md->triclinic) { /* the ranks divide the lamda cube of the wrapped box */
+    md_wrap_tilted(md, md->atomlo, md->atomhi);
+    return;
+  }
   double lo[3], hi[3];
   memcpy(lo, md->splitlo, sizeof lo);
   memcpy(hi, md->splithi, sizeof hi);
@@ -630,11 +642,27 @@ void md_gather_owned(FbContext *ctx, const Md *md, const double *field, int widt
   free(displs);
 }
 
-void md_comm_free(Md *md) {
+static void free_swaps(Md *md) {
   for (int s = 0; s < md->n_swaps; s++) free(md->swap[s].send_list);
   free(md->swap);
   md->swap = NULL;
   md->n_swaps = 0;
+}
+
+/* A tilted box whose shrink-wrapped side changed length changes its faces'
+ * distances apart (the x faces hold the z edge: a shorter z at the same xz
+ * tilts them more), so the cutoff plus skin may span another sub-box: the
+ * swaps are planned again, as LAMMPS's Comm::setup at each reset_box. */
+void md_comm_replan(FbContext *ctx, Md *md) {
+  int same = 1;
+  for (int d = 0; d < 3; d++) same &= hops_needed(md, d) == md->hops[d];
+  if (same) return; /* the same on every rank: the box is global */
+  free_swaps(md);
+  md_comm_setup(ctx, md);
+}
+
+void md_comm_free(Md *md) {
+  free_swaps(md);
   free(md->comm.sendbuf);
   free(md->comm.recvbuf);
   memset(&md->comm, 0, sizeof md->comm);

@@ -127,7 +127,8 @@ static hid_t h5md_create(const Md *md, const char *path, hid_t *all) {
     dataset(box, "edges", H5T_NATIVE_DOUBLE, 2, matrix, edges);
   else
     dataset(box, "edges", H5T_NATIVE_DOUBLE, 1, &three, md->prd);
-  dataset(box, "offset", H5T_NATIVE_DOUBLE, 1, &three, md->boxlo);
+  /* (a tilted box's edges are the box now's, so is its corner) */
+  dataset(box, "offset", H5T_NATIVE_DOUBLE, 1, &three, md->triclinic ? md->simlo : md->boxlo);
   H5Gclose(box);
   if (md->tags) { /* H5MD's id element, fixed in time: the data file's ids, in row order */
     hsize_t n = (hsize_t)md->natoms;
@@ -456,6 +457,8 @@ void md_restart_write(FbContext *ctx, Md *md) {
       dataset(fbg, "boxlo", H5T_NATIVE_DOUBLE, 1, &three, md->boxlo);
       dataset(fbg, "boxhi", H5T_NATIVE_DOUBLE, 1, &three, md->boxhi);
       dataset(fbg, "tilt", H5T_NATIVE_DOUBLE, 1, &three, md->tilt);
+      dataset(fbg, "simlo", H5T_NATIVE_DOUBLE, 1, &three, md->simlo);
+      dataset(fbg, "simhi", H5T_NATIVE_DOUBLE, 1, &three, md->simhi);
       dataset(fbg, "splitlo", H5T_NATIVE_DOUBLE, 1, &three, md->splitlo);
       dataset(fbg, "splithi", H5T_NATIVE_DOUBLE, 1, &three, md->splithi);
       dataset(fbg, "spacing", H5T_NATIVE_DOUBLE, 1, &three, md->spacing);
@@ -519,15 +522,22 @@ static int restart_state(hid_t f, Md *md, const char *path, char *err, size_t le
       memcpy(md->splitlo, lo, sizeof lo);
       memcpy(md->splithi, hi, sizeof hi);
     }
-    for (int d = 0; d < 3; d++) { /* older restarts of lattice-less runs held 0: LAMMPS's 1 */
+    for (int d = 0; d < 3; d++) /* older restarts of lattice-less runs held 0: LAMMPS's 1 */
       md->spacing[d] = spacing[d] > 0.0 ? spacing[d] : 1.0;
-      md->prd[d] = hi[d] - lo[d];
-    }
     /* a tilted box's xy xz yz (restarts before they were kept: orthogonal) */
     if (read_ds(f, "/parameters/fabricbench/tilt", H5T_NATIVE_DOUBLE, md->tilt, 3))
       memset(md->tilt, 0, sizeof md->tilt);
     md->triclinic = md->tilt[0] != 0.0 || md->tilt[1] != 0.0 || md->tilt[2] != 0.0;
-    md_set_frame(md);
+    md_initial_box(md);
+    /* the box the run had (shrink-wrapped): a tilted box's lamda coordinates
+     * are in it (restarts before it was kept: the declared box) */
+    double now_lo[3], now_hi[3];
+    if (read_ds(f, "/parameters/fabricbench/simlo", H5T_NATIVE_DOUBLE, now_lo, 3) == 0 &&
+        read_ds(f, "/parameters/fabricbench/simhi", H5T_NATIVE_DOUBLE, now_hi, 3) == 0) {
+      memcpy(md->simlo, now_lo, sizeof now_lo);
+      memcpy(md->simhi, now_hi, sizeof now_hi);
+      md_set_frame(md);
+    }
     md->natoms = state[2];
     md->ntypes = (int)state[3];
     md->start_step = state[0];

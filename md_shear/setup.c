@@ -412,8 +412,8 @@ static void lattice_box(Md *md) {
   for (int d = 0; d < 3; d++) {
     md->boxlo[d] = 0.0;
     md->boxhi[d] = md->box_lattice[d] * md->lattice_constant * md->replicate[d];
-    md->prd[d] = md->boxhi[d];
   }
+  md_initial_box(md);
   md->natoms = 4; /* fcc atoms per unit cell, times the cells: an estimate until they are made */
   for (int d = 0; d < 3; d++)
     md->natoms = (long long)((double)md->natoms * md->box_lattice[d] * md->replicate[d] + 0.5);
@@ -491,15 +491,11 @@ static void setup_box(FbContext *ctx, Md *md, const char *data, size_t data_len)
   if (md->data_warnings && ctx->rank == 0 && !ctx->common.quiet)
     fprintf(stderr, "%s: warning: %s (%d such line%s in the file)\n", ctx->program,
             md->data_warning, md->data_warnings, md->data_warnings > 1 ? "s" : "");
-  md_set_frame(md);
-  for (int d = 0; d < 3; d++) { /* LAMMPS: set_initial_box */
-    md->small[d] = MD_SHRINK_SMALL * md->prd[d];
-    md->simlo[d] = md->boxlo[d];
-    md->simhi[d] = md->boxhi[d];
-    if (!md->restart_in[0]) { /* a restart divides the box its run divided */
-      md->splitlo[d] = md->frame_lo[d];
-      md->splithi[d] = md->frame_hi[d];
-    }
+  /* the box now (md_initial_box) was set by the reading: LAMMPS's
+   * set_initial_box; a restart's is the box its run had */
+  for (int d = 0; d < 3 && !md->restart_in[0]; d++) { /* a restart divides what its run did */
+    md->splitlo[d] = md->frame_lo[d];
+    md->splithi[d] = md->frame_hi[d];
   }
 }
 

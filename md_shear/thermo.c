@@ -61,9 +61,24 @@ void md_wrapped_box(const Md *md, const double lo[3], const double hi[3], double
   }
 }
 
+/* Domain::reset_box in a tilted box: the atoms' lamda extent lo..hi (in the
+ * box now) to x y z along each dimension (lamda2x of (lo, 0, 0) and so on),
+ * the s and m dimensions' bounds from it (md_wrapped_box), the tilts kept
+ * ("don't want to sneakily change tilt"), and the frame of the new box. */
+void md_wrap_tilted(Md *md, const double lo[3], const double hi[3]) {
+  double xlo[3], xhi[3];
+  for (int d = 0; d < 3; d++) {
+    xlo[d] = md->h[d] * lo[d] + md->simlo[d];
+    xhi[d] = md->h[d] * hi[d] + md->simlo[d];
+  }
+  md_wrapped_box(md, xlo, xhi, md->simlo, md->simhi);
+  md_set_frame(md);
+}
+
 /* Domain::reset_box: in shrink-wrapped dimensions the box is the atoms'
  * extent plus 1e-4 of the initial box (m: never inside the initial box);
- * LAMMPS does it at the set-up of each run and at every reneighbouring. */
+ * LAMMPS does it at the set-up of each run and at every reneighbouring. A
+ * tilted box's extent is in its lamda coordinates (md_wrap_tilted). */
 void md_reset_box(FbContext *ctx, Md *md) {
   int wrap = 0;
   for (int d = 0; d < 3; d++) wrap |= md->boundary[d] == 's' || md->boundary[d] == 'm';
@@ -71,13 +86,22 @@ void md_reset_box(FbContext *ctx, Md *md) {
   double lo[3], hi[3];
   for (int d = 0; d < 3; d++) lo[d] = INFINITY, hi[d] = -INFINITY;
   const MdAtoms *a = &md->atoms;
-  for (int i = 0; i < a->n_local; i++)
+  for (int i = 0; i < a->n_local; i++) {
+    double at[3];
+    if (md->triclinic)
+      md_x2lamda(md, a->x[i], at);
+    else
+      memcpy(at, a->x[i], sizeof at);
     for (int d = 0; d < 3; d++) {
-      lo[d] = fmin(lo[d], a->x[i][d]);
-      hi[d] = fmax(hi[d], a->x[i][d]);
+      lo[d] = fmin(lo[d], at[d]);
+      hi[d] = fmax(hi[d], at[d]);
     }
+  }
   md_minmax(ctx, lo, hi);
-  md_wrapped_box(md, lo, hi, md->simlo, md->simhi);
+  if (md->triclinic)
+    md_wrap_tilted(md, lo, hi);
+  else
+    md_wrapped_box(md, lo, hi, md->simlo, md->simhi);
 }
 
 static void append_thermo(Md *md, const char *row) {

@@ -383,6 +383,27 @@ for row, (p, n) in zip(lines[i + 1:i + 5], given):
 raise SystemExit(0 if ok and lines[i + 4].split()[4:7] != ['0', '5', '0'] else 1)\""
 check "md restart of a tilted box: H5MD edges the 3x3 matrix of edge vectors, the tilt kept, and 10 + 10 steps dump what 20 do" \
   sh -c "h5dump -d /particles/all/box/edges '$MDT/tilted.h5' | tr -d ' \n' | grep -q '(0,0):10,0,0,(1,0):2,10,0,(2,0):-3,4,10' && h5dump -d /parameters/fabricbench/tilt '$MDT/tilted.h5' | tr -d ' \n' | grep -q '(0):2,-3,4}' && [ $halves_same = yes ]"
+# ... with a shrink-wrapped side (z, whose edge is tilted): LAMMPS wraps it
+# in lamda coordinates and keeps the tilts; the dump's bounds are the
+# wrapped box's, a restart keeps the box it had (its atoms' lamda
+# coordinates are in it) and continues bit for bit. A tilt of x past half of
+# x's length is LAMMPS's too, where x is not periodic.
+layout tilted_s '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.5\n' '2.0 -3.0 4.0 xy xz yz' 'p p s'
+printf '[output]\ndump_every = 10\ndump_columns = id x y z ix iy iz\n' >>"$MDT/tilted_s.ini"
+restart_halves tilted_s
+check "md: a tilted box with a shrink-wrapped z (xz -3, yz 4): the dump's triclinic z bounds wrapped round the atoms (z 1 to 2.5; declared 0 to 10), and 10 + 10 steps from a restart (its box now kept) dump what 20 do (exit $rc)" \
+  sh -c "[ $halves_same = yes ] && h5dump -d /parameters/fabricbench/simlo '$MDT/tilted_s.h5' >/dev/null && python3 -c \"
+lines = open('$MDT/tilted_s20.dump').read().splitlines()
+i = len(lines) - 1 - lines[::-1].index('ITEM: BOX BOUNDS xy xz yz pp pp ss')
+zlo, zhi, yz = (float(v) for v in lines[i + 3].split())
+rows = [l.split() for l in lines[i + 5:i + 9]]
+z = [float(r[3]) for r in rows]
+raise SystemExit(0 if 0.99 < zlo < min(z) and max(z) < zhi < 2.51 and yz == 4 and all(r[6] == '0' for r in rows) else 1)\""
+layout tilt_large_open '1 1 6.0 1.0 1.0\n2 1 7.1 1.0 1.0\n3 1 6.0 2.1 1.0\n4 1 6.0 1.0 2.1\n' '5.5 0.0 0.0 xy xz yz' 'f p p'
+rm -f "$MDT/tilt_large_open.jsonl"
+mpi 2 $MD -i "$MDT/tilt_large_open.ini" --json "$MDT/tilt_large_open.jsonl"; rc=$?
+check "md read_data: xy 5.5 of x's 10 in a box whose x is fixed (LAMMPS checks the skew of periodic dimensions only) runs (exit $rc)" \
+  [ "$(json "$MDT/tilt_large_open.jsonl" 'r["validation"]["status"] == "PASS" and r["params"]["tilt"] == "5.5 0 0"' 2>/dev/null)" = true ]
 # an atom a hair below a periodic box's lower face at a rebuild, on the rank
 # at that face with another rank along the dimension: x + the box length
 # rounds to the upper face, where LAMMPS's pbc puts it at the lower one.
@@ -421,7 +442,8 @@ layout s_out '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 10.
 layout f_hi '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 10.0\n' '' 'p p f'
 layout far '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 1e6\n'
 layout tilt_large '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n' '5.5 0.0 0.0 xy xz yz'
-layout tilt_open '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n' '0.5 0.0 0.0 xy xz yz' 'p p s'
+# inside xlo..xhi, outside the tilted box (its lamda x is -0.26)
+layout tilt_outside '1 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 9.0 1.0\n' '4.0 0.0 0.0 xy xz yz' 's p p'
 layout dup '9 1 1.0 1.0 1.0\n5 1 2.1 1.0 1.0\n12 1 1.0 2.1 1.0\n5 1 1.0 1.0 2.1\n'
 layout zero '0 1 1.0 1.0 1.0\n2 1 2.1 1.0 1.0\n3 1 1.0 2.1 1.0\n4 1 1.0 1.0 2.1\n'
 layout none ''
@@ -438,7 +460,7 @@ for c in "s_out:$MDT/s_out.data:19: atom 4 is outside the box (a non-periodic di
          "f_hi:$MDT/f_hi.data:19: atom 4 is outside the box (a non-periodic dimension)" \
          "far:$MDT/far.data:19: atom 4 is more than 10000 box lengths outside the box" \
          "tilt_large:$MDT/tilt_large.data:9: the box's tilt is too large: xy and xz at most half of xhi - xlo" \
-         "tilt_open:$MDT/tilt_open.data:9: a tilted (triclinic) box needs boundary p p p in md" \
+         "tilt_outside:$MDT/tilt_outside.data:20: atom 4 is outside the box (a non-periodic dimension)" \
          "dup:$MDT/dup.data:19: atom id 5 appears twice" \
          "zero:$MDT/zero.data:16: atom id 0 is not a positive integer" \
          "none:$MDT/none.data:10: the header declares 0 atoms" \

@@ -47,7 +47,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   static Md md;
   char err[FB_MSG_LEN] = "";
   int rc = 0;
-  /* the shear layout (z bounded); a tilted box's refusal there, all periodic */
+  /* the shear layout (z shrink-wrapped); a tilted file refused there (an
+   * atom past z's tilted faces), again all periodic */
   for (int tilted = 0; tilted < 2; tilted++) {
     if (tilted) { /* what the first reading left */
       md_atoms_free(&md.atoms);

@@ -262,6 +262,31 @@ write_data case.data
 """ % (tilts + (temperature, seed, seed + 1))
 
 
+def tilted_lj_slab(boundary, box, slab, tilts, temperature, seed):
+    """An fcc LJ slab (bench/in.lj's density) in a prism with boundary
+    `boundary`: the region `box` (lattice units) holds the slab's region
+    `slab`; tilts across a periodic dimension are whole cells, so that its
+    images continue the crystal; warmed, so its surfaces move."""
+    return """units lj
+atom_style atomic
+boundary %s
+lattice fcc 0.8442
+region box prism %s %g %g %g
+region slab prism %s %g %g %g
+create_box 1 box
+create_atoms 1 region slab
+mass 1 1.0
+velocity all create %g %d loop geom
+displace_atoms all random 0.05 0.05 0.05 %d
+write_data case.data
+""" % ((boundary, box) + tilts + (slab,) + tilts + (temperature, seed, seed + 1))
+
+
+def lj_read(boundary):
+    """The LJ cases' run input for a data file in a box of `boundary`."""
+    return LJ_READ_PERIODIC.replace("boundary p p p", "boundary " + boundary)
+
+
 # the tilted fluid's thermo: the box, its tilts and the pressure's diagonal (the
 # off-diagonal ones of a fluid, near 0, differ by 2e-10 of their largest
 # between LAMMPS at 1 and 2 ranks over these 1000 steps)
@@ -810,6 +835,55 @@ write_data case.data
         "md_args": ["--grid", "4x1x1"],
         "ranks": [4],
     },
+    # tilted boxes with non-periodic sides: a slab across a shrink-wrapped
+    # z whose edge is tilted (xz, yz: LAMMPS wraps the box in lamda
+    # coordinates and keeps the tilts, so the x and y faces turn as z
+    # changes length), its surfaces free; the same between fixed walls
+    # (atoms that reach them are lost, so cool); a free y with the largest
+    # xy LAMMPS takes (x periodic) and a yz past half of y, which a
+    # non-periodic y allows. Before 7 December 2026 md refused them all.
+    "triclinic_lj_slab_shrink": {
+        "make": tilted_lj_slab("p p s", "0 6 0 6 -1 7", "0 6 0 6 0 5", (2, -1.5, 1.25), 0.7, 3391),
+        "run": lj_read("p p s") + "pair_coeff 1 1 1.0 1.0\n" + RUN_COMMON + lj_nve_run(TILTED_COLUMNS + " zlo zhi", TILTED_STEPS),
+        "deck": lj_deck("p p s") + "pair_coeff = 1 1 1.0 1.0\n" + lj_nve_deck(TILTED_COLUMNS + " zlo zhi", TILTED_STEPS),
+        "ranks": [1, 2, 3, 4],
+    },
+    # ... a data file's z far wider than the slab, read under s (both codes
+    # wrap it at once), four ranks along z: md plans its ghost hops again
+    # when the wrapped box's sub-boxes are thinner than the cutoff plus skin
+    "triclinic_lj_slab_wide": {
+        "make": tilted_lj_slab("p p f", "0 6 0 6 -3 9", "0 6 0 6 0 5", (2, -1.5, 1.25), 0.7, 3391),
+        "run": lj_read("p p s") + "pair_coeff 1 1 1.0 1.0\n" + RUN_COMMON + lj_nve_run(TILTED_COLUMNS + " zlo zhi", TILTED_STEPS),
+        "deck": lj_deck("p p s") + "pair_coeff = 1 1 1.0 1.0\n" + lj_nve_deck(TILTED_COLUMNS + " zlo zhi", TILTED_STEPS),
+        "md_args": ["--grid", "1x1x4"],
+        "ranks": [4],
+    },
+    # ... read from a file without velocities under s (LAMMPS's read_data
+    # wraps the box round the atoms and moves those past its new faces by an
+    # edge vector), then `velocity create ... loop geom`, which draws each
+    # atom's velocity from its place: md read such a file into the declared
+    # box and drew other velocities (a phonon example's Cu crystal under s s p
+    # came to 1e-2 of LAMMPS's thermo in 50 steps)
+    "triclinic_lj_slab_geom": {
+        "make": tilted_lj_slab("p p f", "0 6 0 6 -1 7", "0 6 0 6 0 5", (-2, 1.5, -1.25), 0.1, 6021),
+        "transform": "no_velocities",
+        "run": lj_read("p p s") + "pair_coeff 1 1 1.0 1.0\nvelocity all create 0.7 4928 loop geom\n" + RUN_COMMON + lj_nve_run(TILTED_COLUMNS + " zlo zhi", 300),
+        "deck": lj_deck("p p s") + "pair_coeff = 1 1 1.0 1.0\n" + lj_nve_deck(TILTED_COLUMNS + " zlo zhi", 300) + "temperature = 0.7\nseed = 4928\n",
+        "ranks": [1, 2],
+    },
+    "triclinic_lj_slab_fixed": {
+        "make": tilted_lj_slab("p p f", "0 6 0 6 -1 6", "0 6 0 6 0 5", (-2, 1.5, -1.0), 0.3, 7713),
+        "run": lj_read("p p f") + "pair_coeff 1 1 1.0 1.0\n" + RUN_COMMON + lj_nve_run(TILTED_COLUMNS, TILTED_STEPS),
+        "deck": lj_deck("p p f") + "pair_coeff = 1 1 1.0 1.0\n" + lj_nve_deck(TILTED_COLUMNS, TILTED_STEPS),
+        "md_args": ["--grid", "1x1x3"],
+        "ranks": [3],
+    },
+    "triclinic_lj_free_y": {
+        "make": tilted_lj_slab("p m p", "0 6 -0.1 4.7 0 6", "0 6 0 4.6 0 6", (3, 0, 5), 0.7, 5147),
+        "run": lj_read("p m p") + "pair_coeff 1 1 1.0 1.0\n" + RUN_COMMON + lj_nve_run(TILTED_COLUMNS + " ylo yhi", TILTED_STEPS),
+        "deck": lj_deck("p m p") + "pair_coeff = 1 1 1.0 1.0\n" + lj_nve_deck(TILTED_COLUMNS + " ylo yhi", TILTED_STEPS),
+        "ranks": [1, 2, 3, 4],
+    },
     "triclinic_eam_fcc_primitive": dict(eam_case("eam", "Cu_u3.eam", "", 3.615, 1), **{
         "make": fcc_primitive_make(3.615, 8) + """mass 1 63.55
 velocity all create 600.0 24680 loop geom
@@ -995,7 +1069,15 @@ def held_out_syntax(path):
     open(path, "w").write(text)
 
 
-TRANSFORMS = {"held_out_layout": held_out_layout, "held_out_syntax": held_out_syntax}
+def no_velocities(path):
+    """Drops write_data's Velocities section: the run input creates them."""
+    text = open(path).read()
+    cut = text.index("\nVelocities\n")
+    open(path, "w").write(text[:cut + 1])
+
+
+TRANSFORMS = {"held_out_layout": held_out_layout, "held_out_syntax": held_out_syntax,
+              "no_velocities": no_velocities}
 
 DUMP_DECK = """[output]
 dump = {dir}/md_first.dump
