@@ -79,9 +79,13 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fopenmp -std=c11 -D_GNU
              -I common -I $(BUILD) $(INIH_CFLAGS) $(ZLIB_CFLAGS)
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_EXTRA_fuzz_hpldat = hpl_lite/setup.c hpl_lite/matrix.c hpl_lite/hpl_comm.c $(OPENBLAS_CFLAGS) $(OPENBLAS_LIBS)
-FUZZ_EXTRA_fuzz_mddata = md_shear/data.c md_shear/box.c
-FUZZ_EXTRA_fuzz_eam = md_shear/potential.c md_shear/data.c md_shear/box.c
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(BUILD)/build_info.h
+FUZZ_EXTRA_fuzz_mddata = md_shear/data.c md_shear/atoms.c md_shear/box.c
+FUZZ_EXTRA_fuzz_eam = md_shear/potential.c md_shear/data.c md_shear/atoms.c md_shear/box.c
+# (an app's sources and headers are prerequisites too: a fuzzer built before
+# an edit of md_shear/data.c went on fuzzing the old reader)
+.SECONDEXPANSION:
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) $(BUILD)/build_info.h \
+                 $$(filter %.c,$$(FUZZ_EXTRA_$$*)) $(wildcard common/*.h md_shear/*.h hpl_lite/*.h)
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(FUZZ_CC) MPICH_CC=$(FUZZ_CC) $(MPICC) $(FUZZ_FLAGS) $< $(COMMON_SRC) \
 	  $(FUZZ_EXTRA_$*) $(INIH_LIBS) $(ZLIB_LIBS) -lm -lpthread -o $@

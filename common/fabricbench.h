@@ -398,7 +398,7 @@ void fb_team_total(const double *part, int n, double *total);
 /* ---------------------------------------------------------------- run record */
 typedef struct {
   char name[48];  /* snake_case identifier, e.g. "nve_energy_drift" */
-  char label[96]; /* what a reader sees, e.g. "NVE energy drift |dE| / (|KE0| + |PE0|)" */
+  char label[96]; /* what a reader sees, e.g. "NVE drift |dE| / max(|KE| + |PE|)" */
   double value, expected, tolerance; /* tolerance: relative or absolute as the check says */
   int pass;
 } FbCheck;

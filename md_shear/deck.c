@@ -234,12 +234,13 @@ static void check_deck(FbContext *ctx, Md *md, MdDeck *d) {
   if (md->thermo_norm < 0) md->thermo_norm = !strcmp(md->units.name, "lj"); /* LAMMPS: lj only */
   if (!strcmp(md->pair_style, "lj/cut"))
     md->pot.kind = POT_LJ;
-  else if (!strcmp(md->pair_style, "eam") || !strcmp(md->pair_style, "eam/alloy"))
+  else if (!strcmp(md->pair_style, "eam") || !strcmp(md->pair_style, "eam/alloy") ||
+           !strcmp(md->pair_style, "eam/fs"))
     md->pot.kind = POT_EAM;
   else
-    md_deck_fail(ctx, md, "potential", "pair_style", "must be lj/cut, eam or eam/alloy");
+    md_deck_fail(ctx, md, "potential", "pair_style", "must be lj/cut, eam, eam/alloy or eam/fs");
   if (md->pot.kind == POT_EAM && !md->pot_file[0])
-    md_deck_fail(ctx, md, "potential", "pair_style", "eam and eam/alloy need a 'file' key");
+    md_deck_fail(ctx, md, "potential", "pair_style", "the eam styles need a 'file' key");
   if (md->pot.kind == POT_LJ && md->cutoff <= 0.0)
     md_deck_fail(ctx, md, "potential", "pair_style",
                  "lj/cut needs a 'cutoff' key (the global cutoff)");
@@ -297,10 +298,11 @@ void md_parse(FbContext *ctx, Md *md, int argc, char **argv) {
                  "write no trajectory, dump or restart file");
   fb_parse_options(ctx, argc, argv,
                    "A LAMMPS-like short-range molecular dynamics kernel: lj/cut (any number\n"
-                   "of types, mixed or per pair) and EAM (funcfl and setfl files), velocity\n"
-                   "Verlet, groups, fix setforce and temp/rescale, temp/partial, LAMMPS data\n"
-                   "files, binned half neighbour lists with a skin, 3-D spatial decomposition\n"
-                   "with ghost atoms, migration and, for EAM, a second exchange per step.\n"
+                   "of types, mixed or per pair) and EAM (funcfl, setfl and Finnis-Sinclair\n"
+                   "files), velocity Verlet, groups, fix setforce and temp/rescale,\n"
+                   "temp/partial, LAMMPS data files, binned half neighbour lists with a skin,\n"
+                   "3-D spatial decomposition with ghost atoms, migration and, for EAM, a\n"
+                   "second exchange per step.\n"
                    "Presets: inputs/md/shear.ini (LAMMPS examples/shear), shear_big.ini,\n"
                    "lj_bench.ini (LAMMPS bench/in.lj). FOM: atom-steps per second.");
   if (md->no_output_flag && (o->traj || o->restart || o->dump || o->restart_every))

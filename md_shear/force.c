@@ -286,7 +286,7 @@ static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, 
   int *restrict keep_len = md->eam_len, *restrict keep_j = md->eam_j;
   double *restrict keep_r = md->eam_r;
   const double cutsq = p->cutsq, rdr = p->rdr;
-  const MdSpline *restrict rhor0 = p->rhor[0];
+  const MdSpline *restrict rhor0 = p->rhor[0][0];
   double rsq[PAIR_CHUNK], r[PAIR_CHUNK], frac[PAIR_CHUNK];
   int row[PAIR_CHUNK];
   for (int i = lo; i < hi; i++) {
@@ -323,8 +323,8 @@ static inline void eam_density_loop(const Md *md, double *restrict rho, int lo, 
           rho[j] += v;
         } else {
           const int ej = p->elem_of_type[type[j]];
-          rhoi += spline_value(p->rhor[ej][t], q);
-          rho[j] += spline_value(p->rhor[ei][t], q);
+          rhoi += spline_value(p->rhor[ej][ei][t], q);
+          rho[j] += spline_value(p->rhor[ei][ej][t], q);
         }
       }
     }

@@ -71,7 +71,7 @@ typedef struct {
 
 typedef struct {
   MdPotKind kind;
-  char style[32]; /* lj/cut, eam, eam/alloy */
+  char style[32]; /* lj/cut, eam, eam/alloy, eam/fs */
   int ntypes;
   double cut, cutsq; /* the largest force cutoff (neighbour lists) */
   /* lj/cut, per type pair */
@@ -80,10 +80,14 @@ typedef struct {
   double lj3[MD_MAX_TYPES][MD_MAX_TYPES], lj4[MD_MAX_TYPES][MD_MAX_TYPES];
   double offset[MD_MAX_TYPES][MD_MAX_TYPES];   /* subtracted when shifted */
   double e_at_cut[MD_MAX_TYPES][MD_MAX_TYPES]; /* the unshifted energy at the cutoff */
-  /* EAM tables: one embedding and density per element, one r*phi per pair */
-  int nrho, nr, nelements;
+  /* EAM tables: one embedding per element, one r*phi per pair; rhor[a][b]:
+   * the density an atom of element a gives one of element b (eam/fs: a
+   * table per ordered pair, LAMMPS's rhor_spline[type2rhor[a][b]]; eam and
+   * eam/alloy: a's own for every b, one table, rhor_per_pair 0) */
+  int nrho, nr, nelements, rhor_per_pair;
   double drho, dr, rdrho, rdr, rhomax;
-  MdSpline *frho[MD_MAX_TYPES], *rhor[MD_MAX_TYPES], *z2r[MD_MAX_TYPES][MD_MAX_TYPES];
+  MdSpline *frho[MD_MAX_TYPES], *rhor[MD_MAX_TYPES][MD_MAX_TYPES];
+  MdSpline *z2r[MD_MAX_TYPES][MD_MAX_TYPES];
   MdPairRow *pair_row[MD_MAX_TYPES][MD_MAX_TYPES]; /* for the elements types map to */
   int elem_of_type[MD_MAX_TYPES];
   double file_mass[MD_MAX_TYPES]; /* per element, from the file */
@@ -415,10 +419,10 @@ void md_groups_count(FbContext *ctx, Md *md);
 void md_setup(FbContext *ctx, Md *md);
 void md_free(Md *md);
 void md_velocity(FbContext *ctx, Md *md, const MdVelocity *v);
-/* data.c: the atom store and LAMMPS data files. md_read_data reads the
- * header, box and coefficient sections (keep = 0), or also the atoms this
- * rank owns and their velocities (keep = 1), from text (the file's bytes);
- * FB_EXIT_USAGE with err on bad input. */
+/* atoms.c: the atom store. data.c: LAMMPS data files; md_read_data reads
+ * the header, box and coefficient sections (keep = 0), or also the atoms
+ * this rank owns and their velocities (keep = 1), from text (the file's
+ * bytes); FB_EXIT_USAGE with err on bad input. */
 int md_atoms_reserve(MdAtoms *a, int n);
 void md_atoms_free(MdAtoms *a); /* every per-atom array, and the counts to 0 */
 int md_owns(const Md *md, const double x[3]);

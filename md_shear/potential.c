@@ -1,6 +1,7 @@
 /* potential.c: lj/cut coefficients, and EAM tables read from LAMMPS's
- * funcfl (pair_style eam) and setfl (eam/alloy) files, with LAMMPS's spline
- * convention so that the same file gives the same forces. */
+ * funcfl (pair_style eam), setfl (eam/alloy) and Finnis-Sinclair (eam/fs)
+ * files, with LAMMPS's spline convention so that the same file gives the
+ * same forces. */
 #include "md.h"
 
 #include <errno.h>
@@ -456,9 +457,9 @@ static int read_funcfl(Md *md, Tokens *t, double factor, char *err, size_t len) 
   p->file_mass[0] = mass;
   snprintf(p->element[0], sizeof p->element[0], "Z%d", z);
   p->frho[0] = spline_table(g_frho, nrho, p->drho, nrho);
-  p->rhor[0] = r_spline_table(g_rhor, nr, p->dr, p->cut);
+  p->rhor[0][0] = r_spline_table(g_rhor, nr, p->dr, p->cut);
   p->z2r[0][0] = r_spline_table(g_zr, nr, p->dr, p->cut);
-  rc = p->frho[0] && p->rhor[0] && p->z2r[0][0] ? 0 : FB_EXIT_RUNTIME;
+  rc = p->frho[0] && p->rhor[0][0] && p->z2r[0][0] ? 0 : FB_EXIT_RUNTIME;
   if (rc) snprintf(err, len, "out of memory reading %s", t->path);
 out:
   free(frho);
@@ -470,8 +471,11 @@ out:
   return rc;
 }
 
-/* setfl: several elements, pair functions r*phi for i >= j. */
-static int read_setfl(Md *md, Tokens *t, double factor, char *err, size_t len) {
+/* setfl: several elements, pair functions r*phi for i >= j. An eam/fs
+ * file is a setfl file whose elements each hold, after F(rho), one density
+ * function for every element (PairEAMFS::read_file: rhor[i][j], the
+ * density an atom of element i gives one of element j). */
+static int read_setfl(Md *md, Tokens *t, double factor, int fs, char *err, size_t len) {
   MdPotential *p = &md->pot;
   int rc = 0;
   for (int k = 0; k < 3 && !rc; k++) rc = skip_line(t, err, len);
@@ -505,9 +509,16 @@ static int read_setfl(Md *md, Tokens *t, double factor, char *err, size_t len) {
     if ((rc = read_values(t, buf_v, p->nrho, "F(rho)", p->element[e], err, len))) break;
     for (int k = 0; k < p->nrho; k++) buf_v[k] *= factor; /* as LAMMPS converts units */
     p->frho[e] = spline_table(buf_v, p->nrho, p->drho, p->nrho);
-    if ((rc = read_values(t, buf_v, p->nr, "rho(r)", p->element[e], err, len))) break;
-    p->rhor[e] = r_spline_table(buf_v, p->nr, p->dr, p->cut);
+    for (int f = 0; f < (fs ? ne : 1) && !rc; f++) {
+      char what[48];
+      snprintf(what, sizeof what, fs ? "rho(r) for %s" : "rho(r)", p->element[f]);
+      if ((rc = read_values(t, buf_v, p->nr, what, p->element[e], err, len))) break;
+      p->rhor[e][f] = r_spline_table(buf_v, p->nr, p->dr, p->cut);
+    }
   }
+  p->rhor_per_pair = fs;
+  for (int e = 0; e < ne && !fs; e++) /* setfl: the element's density for every element */
+    for (int f = 1; f < ne; f++) p->rhor[e][f] = p->rhor[e][0];
   for (int i = 0; i < ne && !rc; i++)
     for (int j = 0; j <= i && !rc; j++) {
       char what[48];
@@ -534,7 +545,7 @@ static int pair_rows(MdPotential *p, int ntypes) {
       if (!w) return FB_EXIT_RUNTIME;
       p->pair_row[ei][ej] = w;
       for (int m = 0; m < rows; m++) {
-        const double *ri = p->rhor[ei][m], *rj = p->rhor[ej][m], *z = p->z2r[ei][ej][m];
+        const double *ri = p->rhor[ei][ej][m], *rj = p->rhor[ej][ei][m], *z = p->z2r[ei][ej][m];
         const double lane[4][4] = {{0.0, ri[0], ri[1], ri[2]},
                                    {0.0, rj[0], rj[1], rj[2]},
                                    {0.0, z[0], z[1], z[2]},
@@ -592,8 +603,9 @@ int md_potential_init(Md *md, const char *file_text, size_t file_len, char *err,
       snprintf(err, len, "%s: malformed EAM file: empty", md->pot_file);
       return FB_EXIT_USAGE;
     }
-    rc = !strcmp(md->pair_style, "eam") ? read_funcfl(md, &t, factor, err, len)
-                                        : read_setfl(md, &t, factor, err, len);
+    rc = !strcmp(md->pair_style, "eam")
+             ? read_funcfl(md, &t, factor, err, len)
+             : read_setfl(md, &t, factor, !strcmp(md->pair_style, "eam/fs"), err, len);
     fclose(t.f);
     free(t.buf);
     free(t.record);
@@ -616,7 +628,7 @@ int md_potential_init(Md *md, const char *file_text, size_t file_len, char *err,
 void md_potential_free(MdPotential *p) {
   for (int e = 0; e < MD_MAX_TYPES; e++) {
     free(p->frho[e]);
-    free(p->rhor[e]);
+    for (int f = 0; f < (p->rhor_per_pair ? MD_MAX_TYPES : 1); f++) free(p->rhor[e][f]);
     for (int f = 0; f <= e; f++) free(p->z2r[e][f]);
     for (int f = 0; f < MD_MAX_TYPES; f++) free(p->pair_row[e][f]);
   }

@@ -265,10 +265,11 @@ static void track(Md *md, const ThermoValues *t) {
   if (md->thermo_rows == 0) {
     md->e_first = t->etotal;
     md->es_first = smooth;
-    md->e_scale = fabs(t->pe) + fabs(t->ke);
+    md->e_scale = 0.0;
     memcpy(md->p_first, t->momentum, sizeof md->p_first);
     md->p_abs = t->momentum_abs;
   }
+  md->e_scale = fmax(md->e_scale, fabs(t->pe) + fabs(t->ke)); /* validate.c */
   md->e_max_dev = fmax(md->e_max_dev, fabs(t->etotal - md->e_first));
   md->es_max_dev = fmax(md->es_max_dev, fabs(smooth - md->es_first));
   md->e_last = t->etotal;

@@ -1,6 +1,7 @@
 /* fuzz_eam.c: libFuzzer harness for md_shear's EAM potential reader. The
  * first byte picks the format (even: funcfl, pair_style eam; odd: setfl,
- * eam/alloy) and the number of atom types; the rest is the file. */
+ * eam/alloy, or with its high bit Finnis-Sinclair, eam/fs) and the number
+ * of atom types; the rest is the file. */
 #include "../../md_shear/md.h"
 
 #include <stdio.h>
@@ -18,9 +19,9 @@ static void check_tables(const Md *md) {
     abort();
   for (int t = 0; t < md->ntypes; t++) {
     int e = p->elem_of_type[t];
-    if (e < 0 || e >= p->nelements || !p->frho[e] || !p->rhor[e] || !(p->file_mass[e] > 0)) abort();
+    if (e < 0 || e >= p->nelements || !p->frho[e] || !(p->file_mass[e] > 0)) abort();
     for (int u = 0; u < md->ntypes; u++)
-      if (!p->z2r[e][p->elem_of_type[u]]) abort();
+      if (!p->z2r[e][p->elem_of_type[u]] || !p->rhor[e][p->elem_of_type[u]]) abort();
   }
 }
 
@@ -34,8 +35,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   memset(&md, 0, sizeof md);
   snprintf(md.pot_file, sizeof md.pot_file, "fuzz.eam");
   snprintf(md.deck_path, sizeof md.deck_path, "fuzz.ini");
-  snprintf(md.pair_style, sizeof md.pair_style, "%s", data[0] & 1 ? "eam/alloy" : "eam");
-  md.ntypes = 1 + (data[0] >> 1) % MD_MAX_TYPES;
+  snprintf(md.pair_style, sizeof md.pair_style, "%s",
+           !(data[0] & 1)   ? "eam"
+           : data[0] & 0x80 ? "eam/fs"
+                            : "eam/alloy");
+  md.ntypes = 1 + ((data[0] & 0x7f) >> 1) % MD_MAX_TYPES;
   md.pot.kind = POT_EAM;
   md.units.name = "metal"; /* a file's UNITS: tag is checked against it */
   char err[FB_MSG_LEN] = "";

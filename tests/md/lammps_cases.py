@@ -192,7 +192,7 @@ def eam_case(style, file, elements, a, types, cells=6):
     potentials (setfl: mapped to elements), 600 K, displaced, 300 NVE steps
     of 1 fs; thermo per atom (thermo_modify norm yes, not metal's default)."""
     path = file if file.startswith("/") else "%s/%s" % (POTENTIALS, file)
-    coeff = "pair_coeff * * %s %s" % (path, elements) if style == "eam/alloy" else \
+    coeff = "pair_coeff * * %s %s" % (path, elements) if style in ("eam/alloy", "eam/fs") else \
         "pair_coeff * * %s" % path
     mix = "set type 1 type/fraction 2 0.4 9753\n" if types > 1 else ""
     deck_elements = "elements = %s\n" % elements if elements else ""
@@ -740,6 +740,19 @@ steps = 500
     "eam_alloy_cuni": eam_case("eam/alloy", "CuNi.eam.alloy", "Cu Ni", 3.56, 2),
     "eam_alloy_subset": eam_case("eam/alloy", "NiAlH_jea.eam.alloy", "Al Ni", 3.6, 2),
     "eam_funcfl_cu": eam_case("eam", "Cu_u3.eam", "", 3.615, 1),
+    # Finnis-Sinclair files (eam/fs): a density function for each ordered
+    # pair of elements; CuZr with its elements reversed in the types (60%
+    # Zr), NiAlH's Al and Ni, and one element of FeP (the types all Fe).
+    # Before 7 December 2026 md refused pair_style eam/fs
+    "eam_fs_zrcu": eam_case("eam/fs", "CuZr_mm.eam.fs", "Zr Cu", 4.2, 2),
+    "eam_fs_subset": eam_case("eam/fs", "NiAlH_jea.eam.fs", "Al Ni", 3.6, 2),
+    "eam_fs_one_of_two": eam_case("eam/fs", "FeP_mm.eam.fs", "Fe", 3.6, 1),
+    # VFe's crystal at V's bcc constant taken as fcc: its potential energy
+    # starts near zero and it collapses from 600 to 2900 K; md's NVE check
+    # FAILed it (1.2% of the first row's |KE| + |PE|) where its total energy
+    # moved 0.2% of the largest |KE| + |PE| the run reached, its bound now
+    "eam_fs_collapse": dict(eam_case("eam/fs", "VFe_mm.eam.fs", "V Fe", 3.02987, 2, cells=5),
+                            ranks=[1, 2]),
     # the same files as LAMMPS reads but lammps-data never writes them
     # (held_out_eam: real units converted, comments, blank lines, records
     # split over lines, CRLF)
