@@ -553,6 +553,19 @@ mpi 2 $MD -i "$MDT/real.ini" -n 0
 check "md: an EAM file in real units: one warning that it is converted, as LAMMPS converts it" \
   sh -c "[ \$(grep -c 'warning' '$OUT_FILE') = 1 ] && grep -qF 'md: warning: $MDT/real.eam.alloy is in real units: its energies are converted to metal units' '$OUT_FILE'"
 
+# eam/fs: a one-element setfl file is a Finnis-Sinclair file too (its one
+# element holds one density function), so pair_style eam/fs reads
+# Ni_zhou04.eam.alloy through the Finnis-Sinclair reader and tables to
+# eam/alloy's numbers (lammps_cases.py's eam_fs_* compare with LAMMPS)
+sed 's#^pair_style = eam/alloy$#pair_style = eam/fs#' inputs/md/shear.ini >"$MDT/fs_one.ini"
+rm -f "$MDT/fs_one.jsonl" "$MDT/alloy_one.jsonl"
+mpi 2 $MD -i inputs/md/shear.ini -n 100 --no-output --json "$MDT/alloy_one.jsonl" --quiet
+mpi 2 $MD -i "$MDT/fs_one.ini" -n 100 --no-output --json "$MDT/fs_one.jsonl" --quiet; rc=$?
+same=$(thermo_same "$MDT/alloy_one.jsonl" "$MDT/fs_one.jsonl" 0 2>/dev/null)
+style=$(json "$MDT/fs_one.jsonl" 'r["params"]["pair_style"]' 2>/dev/null)
+check "md pair_style eam/fs on a one-element setfl file: eam/alloy's thermo bit for bit (exit $rc, ${same:-no record}, record's pair_style ${style:-none})" \
+  [ "${same%% *}" = true -a "$style" = eam/fs ]
+
 # Options and keys that shape the system.
 rm -f "$REC"
 mpi 2 $MD -i inputs/md/lj_bench.ini --replicate 2x1x1 --grid 1x1x2 -n 5 --json "$REC"
