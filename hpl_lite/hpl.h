@@ -84,6 +84,9 @@ int hpl_read_dat(const char *path, const char *text, size_t len, HplConfig *cfg,
 /* before MPI_Init: re-executes hpl on the best OpenBLAS kernel the CPU supports
  * when OpenBLAS chose a generic one and the user did not set OPENBLAS_CORETYPE */
 void hpl_blas_select(char **argv);
+/* OpenBLAS's threads: the rank's (ctx->threads) unless OPENBLAS_NUM_THREADS
+ * or GOTO_NUM_THREADS is set. */
+void hpl_blas_threads(const FbContext *ctx);
 /* the BLAS in the case's record; warns (rank 0) when warn is set: the
  * first case of a run, so an HPL.dat of many cases warns once */
 void hpl_blas_check(FbContext *ctx, FbResult *r, int warn);

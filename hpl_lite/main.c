@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
 
   hpl_blas_select(argv); /* the right OpenBLAS kernel, before MPI starts */
   fb_init(&ctx, &argc, &argv, "hpl");
+  hpl_blas_threads(&ctx); /* DGEMM on the rank's share of the cores */
   fb_timers_init(&ctx.timers, phase_names, PH_COUNT);
   HplConfig *cfg = calloc(1, sizeof *cfg); /* every case of an HPL.dat: half a megabyte */
   fb_agree(&ctx, cfg ? 0 : FB_EXIT_RUNTIME, "out of memory for the case table");

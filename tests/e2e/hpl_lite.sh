@@ -163,6 +163,25 @@ for grid in "1 1 1" "2 1 2" "2 2 1" "4 2 2"; do
     sh -c "[ $rc -eq 1 ] && grep -q 'the matrix is singular' '$OUT_FILE' && grep -q 'FAILED$' '$OUT_FILE' && [ '$status' = 'FAIL x null' ]"
 done
 
+# OpenBLAS's threads: the rank's share of the cores, as OpenMP's, unless the
+# user sets OPENBLAS_NUM_THREADS. Unbound ranks, so that Debian's pthread
+# OpenBLAS would start one thread per CPU of the node in each of them.
+cores=$(cpus)
+for np in 1 2; do
+  want=$((cores / np)); [ "$want" -lt 1 ] && want=1
+  rm -f "$REC"
+  (unset OMP_NUM_THREADS OPENBLAS_NUM_THREADS GOTO_NUM_THREADS
+   export OMPI_MCA_hwloc_base_binding_policy=none
+   mpi "$np" $HPL -N 300 -b 32 --json "$REC")
+  check "hpl, $np unbound rank(s), no thread variables: $want OpenBLAS thread(s) a rank on $cores cores, as OpenMP's ($(json "$REC" 'r["params"]["blas_threads"], r["threads"]' 2>&1))" \
+    [ "$(json "$REC" "r['params']['blas_threads'] == r['threads'] == $want and r['validation']['status'] == 'PASS'")" = true ]
+done
+rm -f "$REC"
+(unset OMP_NUM_THREADS; export OMPI_MCA_hwloc_base_binding_policy=none OPENBLAS_NUM_THREADS=1
+ mpi 1 $HPL -N 300 -b 32 --json "$REC")
+check "hpl keeps the user's OPENBLAS_NUM_THREADS=1 ($(json "$REC" 'r["params"]["blas_threads"], r["threads"]' 2>&1) BLAS, OpenMP threads)" \
+  [ "$(json "$REC" "r['params']['blas_threads'] == 1 and r['threads'] == $cores")" = true ]
+
 if grep -q avx2 /proc/cpuinfo && grep -q fma /proc/cpuinfo; then
   rm -f "$REC"
   OPENBLAS_CORETYPE=Prescott mpi 1 $HPL -N 100 -b 16 --json "$REC"
