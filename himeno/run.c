@@ -87,6 +87,12 @@ void himeno_print_header(FbContext *ctx, const Himeno *h) {
 #else
 #define TRIAL_POINTS (1 << 22)
 #endif
+/* ... and at most this many sweeps: a sweep costs an OpenMP fork and join
+ * whatever its size, so on a grid of a few points a rank (3x3x3, or 5x3x3
+ * over 3 ranks: one point each) TRIAL_POINTS alone asked for 4 million
+ * sweeps a variant, minutes of set-up before a 5-iteration run; 4096 of them
+ * take a few milliseconds, still far above the clock's resolution */
+#define TRIAL_MAX_SWEEPS 4096
 /* the options as parsed: the variant a fixed option names */
 typedef struct {
   int split, prefetch, nt;
@@ -112,7 +118,8 @@ void himeno_choose_sweep(FbContext *ctx, Himeno *h) {
   FOR_EACH_VARIANT(kind, pf, nt) candidates += trial_candidate(h, &fixed, kind, pf, nt);
   if (candidates < 2) return;
   const double per_rank = himeno_interior_points(h) / ctx->size;
-  const long long sweeps = (long long)ceil(TRIAL_POINTS / per_rank);
+  long long sweeps = (long long)ceil(TRIAL_POINTS / per_rank);
+  if (sweeps > TRIAL_MAX_SWEEPS) sweeps = TRIAL_MAX_SWEEPS;
   for (int round = 0; round < TRIAL_ROUNDS; round++) FOR_EACH_VARIANT(kind, pf, nt) {
       if (!trial_candidate(h, &fixed, kind, pf, nt)) continue;
       himeno_use_sweep_kind(h, kind);

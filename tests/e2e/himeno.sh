@@ -109,6 +109,17 @@ for args in "1 auto auto auto auto" "2 auto auto auto auto" "1 split auto auto a
     [ "$(json "$REC" "(lambda t, won: sorted(t) == sorted('$want'.split()) and min(t.values()) > 0 and r['params']['coefficients'].startswith(won[0]) and r['params']['vector_width'] == won[1] and r['params']['stores'] == won[2])($TRIALS, $WON)")" = true -a "$auto" = "$split_1" ]
 done
 
+# The smallest grids, one interior point a rank, every option auto: the
+# trial of the sweeps is capped in sweeps as well as points (it asked for 4
+# million sweeps a variant there: minutes of set-up before 5 iterations)
+for c in "1 3x3x3" "3 5x3x3"; do
+  set -- $c
+  rm -f "$REC"
+  LIMIT=60 mpi "$1" $BMT -s "$2" -n 5 --json "$REC"; rc=$?
+  check "himeno -s $2 on $1 rank(s), one interior point a rank, every option auto: PASS within 60 s (exit $rc)" \
+    [ $rc -eq 0 -a "$(json "$REC" 'r["validation"]["status"] + str(r["results"]["iterations"])' 2>&1)" = PASS5 ]
+done
+
 # OMP_NUM_THREADS unset: the node's cores are shared out among its ranks
 # (never one thread per core in every rank), with a warning when the ranks
 # alone oversubscribe the node. Unbound, so each rank may use every core.
