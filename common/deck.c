@@ -29,6 +29,13 @@ static int deck_error(DeckState *s, const char *fmt, const char *a, const char *
   return 0;
 }
 
+/* "key 'NAME': VALUE is out of range [MIN, MAX]" */
+static int range_error(DeckState *s, const FbDeckKey *k, const char *name, const char *value) {
+  char what[FB_MSG_LEN / 2];
+  snprintf(what, sizeof what, "%s is out of range [%.15g, %.15g]", value, k->min, k->max);
+  return deck_error(s, "key '%s': %s", name, what);
+}
+
 static int set_key(DeckState *s, FbDeckKey *k, const char *name, const char *value) {
   char *end = NULL;
   if (*value == '\0') return deck_error(s, "key '%s': empty value%s", name, "");
@@ -38,8 +45,7 @@ static int set_key(DeckState *s, FbDeckKey *k, const char *name, const char *val
     long long x = strtoll(value, &end, 10);
     if (end == value || *end != '\0' || errno == ERANGE)
       return deck_error(s, "key '%s': '%s' is not an integer", name, value);
-    if ((double)x < k->min || (double)x > k->max)
-      return deck_error(s, "key '%s': %s is out of range", name, value);
+    if ((double)x < k->min || (double)x > k->max) return range_error(s, k, name, value);
     *(long long *)k->dest = x;
     break;
   }
@@ -48,7 +54,7 @@ static int set_key(DeckState *s, FbDeckKey *k, const char *name, const char *val
     double x = strtod(value, &end);
     if (end == value || *end != '\0' || errno == ERANGE || !isfinite(x))
       return deck_error(s, "key '%s': '%s' is not a number", name, value);
-    if (x < k->min || x > k->max) return deck_error(s, "key '%s': %s is out of range", name, value);
+    if (x < k->min || x > k->max) return range_error(s, k, name, value);
     *(double *)k->dest = x;
     break;
   }

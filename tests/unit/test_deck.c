@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
          "values: %lld %g '%s' %d", d.steps, d.dt, d.name, d.output);
   bad("[run]\nsteps = 40\nstep = 3\n", ":3: unknown key 'step' in section [run]");
   bad("[run]\nsteps = forty\n", ":2: key 'steps': 'forty' is not an integer");
-  bad("[run]\ndt = 1e9\n", ":2: key 'dt': 1e9 is out of range");
+  bad("[run]\ndt = 1e9\n", ":2: key 'dt': 1e9 is out of range [1e-06, 1000]");
   bad("[run]\nsteps = 1\nsteps = 2\n", ":3: key 'steps' given twice");
   bad("[output]\nenabled = maybe\n", "not true or false");
   bad("[run]\nthis line has no equals sign\n", ":2: not a 'key = value' line");
