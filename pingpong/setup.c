@@ -47,8 +47,12 @@ static void parse_range(FbContext *ctx, PingPong *pp) {
   long long lo, hi;
   if (!parse_size(lo_text, &lo))
     fb_fail(ctx, FB_EXIT_USAGE, "option -m: '%s' is not a size in bytes (0 to 1G)", lo_text);
-  if (!parse_size(hi_text, &hi) || hi < 1)
+  if (!parse_size(hi_text, &hi))
     fb_fail(ctx, FB_EXIT_USAGE, "option -m: '%s' is not a size in bytes (1 to 1G)", hi_text);
+  if (hi < 1) /* a bandwidth of 0 bytes would be the FOM */
+    fb_fail(ctx, FB_EXIT_USAGE,
+            "option -m: MAX must be at least 1 byte (the FOM is the bandwidth at the largest "
+            "message; -m 0:1 times 0-byte messages too)");
   if (lo > hi) fb_fail(ctx, FB_EXIT_USAGE, "option -m: MIN %lld is above MAX %lld", lo, hi);
   /* MIN, then the powers of two above it, then MAX */
   pp->n_sizes = 0;
