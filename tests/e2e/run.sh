@@ -12,6 +12,15 @@ check "suite at 1 and 2 ranks exits 0 and writes every record" \
 check "suite keeps the exact command of each run" \
   [ "$(json "$RES/two/runs.jsonl" 'len(lines) == 3 * len({json.loads(l)["app"] for l in lines}) >= 9 and all("--json" in json.loads(l)["command"] for l in lines)')" = true ]
 
+# a label with a blank: the next-step command the suite prints runs as printed
+suite --label "one word" --np 1 --apps stream; rc0=$?
+suite --label "two words" --np 1 --apps stream; rc=$((rc0 + $?))
+hint=$(sed -n 's/^next: \(run\/compare [^,]*\), and .*/\1/p' "$OUT_FILE" | sed "s|BASELINE|'$RES/one word'|")
+(eval "timeout -k 5 120 $hint --format csv") >"$OUT_FILE" 2>&1; rc2=$?
+check "suite --label 'two words': its next-step command runs as printed (suite exit $rc, run/compare exit $rc2: $hint)" \
+  sh -c "[ $rc -eq 0 ] && [ $rc2 -eq 0 ] && grep -q '^stream' '$OUT_FILE'"
+rm -rf "$RES/one word" "$RES/two words"
+
 compare "$RES/one" "$RES/two" --format json; rc=$?
 expected=$(python3 - "$RES" <<'PY'
 import json, statistics, sys
