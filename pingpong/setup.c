@@ -66,13 +66,9 @@ static void parse_range(FbContext *ctx, PingPong *pp) {
   }
 }
 
-/* --test: one name, a comma-separated list of names, or all */
+/* --test: one name, a comma-separated list of names, or all (in a list too) */
 static void parse_tests(FbContext *ctx, PingPong *pp) {
   memset(pp->run, 0, sizeof pp->run);
-  if (!strcmp(pp->test_name, "all")) {
-    for (int t = 0; t < T_COUNT; t++) pp->run[t] = 1;
-    return;
-  }
   const char *p = pp->test_name;
   for (;;) {
     size_t len = strcspn(p, ",");
@@ -80,6 +76,8 @@ static void parse_tests(FbContext *ctx, PingPong *pp) {
     for (int t = 0; t < T_COUNT && !found; t++)
       if (len == strlen(pp_test_names[t]) && !strncmp(p, pp_test_names[t], len))
         found = pp->run[t] = 1;
+    if (len == 3 && !strncmp(p, "all", 3))
+      for (int t = 0; t < T_COUNT; t++) found = pp->run[t] = 1;
     if (!found)
       fb_fail(
           ctx, FB_EXIT_USAGE,

@@ -73,6 +73,11 @@ mpi 2 $PP --test latency -m 16 -i 10 -x 1 --json "$REC.max"
 mpi 2 $PP --test latency -m 2M: -i 10 -x 1 --json "$REC"
 check "pingpong -m 16 measures 1 to 16 B, -m 2M: 2M to 8M (OSU's [MIN:]MAX)" \
   [ "$(json "$REC.max" '[p["size"] for p in r["results"]["latency"]] == [1, 2, 4, 8, 16]')$(json "$REC" '[p["size"] for p in r["results"]["latency"]] == [2097152, 4194304, 8388608]')" = truetrue ]
+# --test takes a list; 'all' in it means every test
+rm -f "$REC.list"
+mpi 2 $PP --test bw,all -m 8 -i 10 -x 1 --json "$REC.list"
+check "pingpong --test bw,all runs the four tests" \
+  [ "$(json "$REC.list" 'sorted(k for k in ("latency", "bw", "bibw", "allreduce") if r["results"].get(k))' 2>&1)" = "['allreduce', 'bibw', 'bw', 'latency']" ]
 # the buffers' pages (two of 8 MiB and 2 MiB more a rank), the messages checked
 rm -f "$REC.4k"
 mpi 2 $PP --test latency -m 2M: -i 10 -x 1 --validate --no-huge-pages --json "$REC.4k"
