@@ -4,7 +4,8 @@
  * sub-box with its ghost shell. A tilted box's lamda coordinates are those
  * of the box now (simlo, simhi: shrink-wrapped in s and m dimensions, as
  * LAMMPS's reset_box changes boxlo and boxhi; the tilts stay). An
- * orthogonal box takes the same calls: its frame is the box itself. No MPI. */
+ * orthogonal box takes the same calls: its frame is the box itself. Also
+ * where read_data places a file's atom in a box of either kind. No MPI. */
 #include "md.h"
 
 #include <math.h>
@@ -16,7 +17,7 @@ void md_initial_box(Md *md) {
     md->small[d] = MD_SHRINK_SMALL * md->prd[d];
     /* LAMMPS's set_initial_box widens s dimensions by small before atoms are
      * read; only a tilted box's lamda coordinates see it before the first
-     * reset_box (an orthogonal box's atoms are placed by place_in_box) */
+     * reset_box (an orthogonal box's atoms are placed by md_place_in_box) */
     const double widen = md->triclinic && md->boundary[d] == 's' ? md->small[d] : 0.0;
     md->simlo[d] = md->boxlo[d] - widen;
     md->simhi[d] = md->boxhi[d] + widen;
@@ -120,4 +121,89 @@ void md_ghost_extent(const Md *md, double lo[3], double hi[3]) {
       hi[d] = fmax(hi[d], x[d]);
     }
   }
+}
+
+/* LAMMPS read_data's placement of a coordinate along d. Periodic: wrapped
+ * into [lo, hi) one box length at a time, as Domain::remap does (the same
+ * rounding); past MD_DATA_MAX_IMAGES lengths refused, where LAMMPS would
+ * loop for as long. Shrink-wrapped (s): inside [lo - small, hi + small),
+ * the box set_initial_box widens by SMALL = 1e-4 of its length before the
+ * atoms are read. Fixed (f) and minimum (m): inside [lo, hi). Elsewhere
+ * LAMMPS stops with "Did not assign all atoms correctly"; -1 here. Each
+ * length moved counts in *image, as remap's image flags (and the file's
+ * flags are kept within the same MD_DATA_MAX_IMAGES lengths). */
+int md_place_in_box(const Md *md, int d, double *x, int *image) {
+  double lo = md->boxlo[d], hi = md->boxhi[d];
+  if (md->periodic[d]) {
+    double prd = hi - lo;
+    for (int k = 0; *x < lo; k++, --*image) {
+      if (k == MD_DATA_MAX_IMAGES) return -1;
+      *x += prd;
+    }
+    for (int k = 0; *x >= hi; k++, ++*image) {
+      if (k == MD_DATA_MAX_IMAGES) return -1;
+      *x -= prd;
+    }
+    if (*x < lo) *x = lo;
+    return 0;
+  }
+  if (md->boundary[d] == 's') {
+    double small = MD_SHRINK_SMALL * (hi - lo);
+    lo -= small;
+    hi += small;
+  }
+  return *x >= lo && *x < hi ? 0 : -1;
+}
+
+/* A tilted box: Domain::remap, in lamda coordinates of the box atoms are
+ * read into, and back to x y z, as LAMMPS places every atom of such a box;
+ * along a non-periodic dimension inside [0, 1) (-2 if not; -1: past
+ * MD_DATA_MAX_IMAGES lengths). */
+int md_place_in_tilted_box(const MdReadBox *r, const Md *md, double x[3], int image[3]) {
+  double l[3];
+  md_x2lamda_in(r->lo, r->h_inv, x, l);
+  for (int d = 0; d < 3; d++) {
+    if (!md->periodic[d]) {
+      if (!(l[d] >= 0.0 && l[d] < 1.0)) return -2;
+      continue;
+    }
+    for (int k = 0; l[d] < 0.0; k++, --image[d]) {
+      if (k == MD_DATA_MAX_IMAGES) return -1;
+      l[d] += 1.0;
+    }
+    for (int k = 0; l[d] >= 1.0; k++, ++image[d]) {
+      if (k == MD_DATA_MAX_IMAGES) return -1;
+      l[d] -= 1.0;
+    }
+    if (l[d] < 0.0) l[d] = 0.0;
+  }
+  md_lamda2x_in(r->lo, r->h, l, x);
+  return 0;
+}
+
+/* The end of read_data in a tilted box with a shrink-wrapped (s, m) side:
+ * LAMMPS wraps the box round the atoms (reset_box, whose new box
+ * md_split_data_atoms made: each atom's x again from its lamda in the box it
+ * was read into, then its lamda in the new box, where pbc wraps it along
+ * the periodic dimensions, one box length) and turns it back to x y z.
+ * The new box's faces lie elsewhere, so an atom near one may move by an
+ * edge vector here: its image flag counts it, and the positions that
+ * velocity create's loop geom draws from are LAMMPS's. */
+void md_place_in_wrapped_box(const MdReadBox *r, const Md *md, double x[3], int image[3]) {
+  double l[3];
+  md_x2lamda_in(r->lo, r->h_inv, x, l);
+  md_lamda2x_in(r->lo, r->h, l, x);
+  md_x2lamda(md, x, l);
+  for (int d = 0; d < 3; d++) {
+    if (!md->periodic[d]) continue;
+    if (l[d] < 0.0) {
+      l[d] += 1.0;
+      image[d]--;
+    }
+    if (l[d] >= 1.0) {
+      l[d] = fmax(l[d] - 1.0, 0.0);
+      image[d]++;
+    }
+  }
+  md_lamda2x(md, l, x);
 }

@@ -4,8 +4,9 @@
  * that write_data produces. What it cannot read the way LAMMPS would
  * (other atom styles, molecular topology, other sections) is refused with
  * the line named. No MPI: every rank parses the same bytes (rank 0's,
- * broadcast) and keeps the atoms of its sub-box (atoms.c), so the reader is
- * also what tests/fuzz/fuzz_mddata.c drives. */
+ * broadcast), places each atom as read_data does (box.c) and keeps those
+ * of its sub-box (atoms.c), so the reader is also what
+ * tests/fuzz/fuzz_mddata.c drives. */
 #include "md.h"
 
 #include <ctype.h>
@@ -41,9 +42,7 @@ typedef struct {
   size_t warnlen;
   int warnings;     /* how many */
   int skipped_line; /* the line below the last section name, if it was not blank */
-  /* a tilted box as read_data places atoms in it: the declared box widened
-   * in s dimensions (LAMMPS's set_initial_box), its h and h_inv */
-  double lo[3], h[6], h_inv[6];
+  MdReadBox box;    /* a tilted box as read_data places atoms in it */
 } DataReader;
 
 /* The shortest Atoms line, "1 1 0 0 0\n": a file declaring more atoms than
@@ -330,93 +329,6 @@ static int read_pair_coeffs(DataReader *r, Md *md, int ij) {
   return 0;
 }
 
-/* LAMMPS read_data's placement of a coordinate along d. Periodic: wrapped
- * into [lo, hi) one box length at a time, as Domain::remap does (the same
- * rounding); past MD_DATA_MAX_IMAGES lengths refused, where LAMMPS would
- * loop for as long. Shrink-wrapped (s): inside [lo - small, hi + small),
- * the box set_initial_box widens by SMALL = 1e-4 of its length before the
- * atoms are read. Fixed (f) and minimum (m): inside [lo, hi). Elsewhere
- * LAMMPS stops with "Did not assign all atoms correctly"; -1 here. Each
- * length moved counts in *image, as remap's image flags (and the file's
- * flags are kept within the same MD_DATA_MAX_IMAGES lengths). */
-#define MD_DATA_MAX_IMAGES 10000
-
-static int place_in_box(const Md *md, int d, double *x, int *image) {
-  double lo = md->boxlo[d], hi = md->boxhi[d];
-  if (md->periodic[d]) {
-    double prd = hi - lo;
-    for (int k = 0; *x < lo; k++, --*image) {
-      if (k == MD_DATA_MAX_IMAGES) return -1;
-      *x += prd;
-    }
-    for (int k = 0; *x >= hi; k++, ++*image) {
-      if (k == MD_DATA_MAX_IMAGES) return -1;
-      *x -= prd;
-    }
-    if (*x < lo) *x = lo;
-    return 0;
-  }
-  if (md->boundary[d] == 's') {
-    double small = MD_SHRINK_SMALL * (hi - lo);
-    lo -= small;
-    hi += small;
-  }
-  return *x >= lo && *x < hi ? 0 : -1;
-}
-
-/* A tilted box: Domain::remap, in lamda coordinates of the box atoms are
- * read into, and back to x y z, as LAMMPS places every atom of such a box;
- * along a non-periodic dimension inside [0, 1) (-2 if not; -1: past
- * MD_DATA_MAX_IMAGES lengths). */
-static int place_in_tilted_box(const DataReader *r, const Md *md, double x[3], int image[3]) {
-  double l[3];
-  md_x2lamda_in(r->lo, r->h_inv, x, l);
-  for (int d = 0; d < 3; d++) {
-    if (!md->periodic[d]) {
-      if (!(l[d] >= 0.0 && l[d] < 1.0)) return -2;
-      continue;
-    }
-    for (int k = 0; l[d] < 0.0; k++, --image[d]) {
-      if (k == MD_DATA_MAX_IMAGES) return -1;
-      l[d] += 1.0;
-    }
-    for (int k = 0; l[d] >= 1.0; k++, ++image[d]) {
-      if (k == MD_DATA_MAX_IMAGES) return -1;
-      l[d] -= 1.0;
-    }
-    if (l[d] < 0.0) l[d] = 0.0;
-  }
-  md_lamda2x_in(r->lo, r->h, l, x);
-  return 0;
-}
-
-/* The end of read_data in a tilted box with a shrink-wrapped (s, m) side:
- * LAMMPS wraps the box round the atoms (reset_box, whose new box
- * md_split_data_atoms made: each atom's x again from its lamda in the box it
- * was read into, then its lamda in the new box, where pbc wraps it along
- * the periodic dimensions, one box length) and turns it back to x y z.
- * The new box's faces lie elsewhere, so an atom near one may move by an
- * edge vector here: its image flag counts it, and the positions that
- * velocity create's loop geom draws from are LAMMPS's. */
-static void place_in_wrapped_box(const DataReader *r, const Md *md, double x[3], int image[3]) {
-  double l[3];
-  md_x2lamda_in(r->lo, r->h_inv, x, l);
-  md_lamda2x_in(r->lo, r->h, l, x);
-  md_x2lamda(md, x, l);
-  for (int d = 0; d < 3; d++) {
-    if (!md->periodic[d]) continue;
-    if (l[d] < 0.0) {
-      l[d] += 1.0;
-      image[d]--;
-    }
-    if (l[d] >= 1.0) {
-      l[d] = fmax(l[d] - 1.0, 0.0);
-      image[d]++;
-    }
-  }
-  md_lamda2x(md, l, x);
-}
-
 /* md's id (1..N) of the file's atom id, or -1 if the file has no such atom. */
 static long long dense_id(const Md *md, long long id) {
   if (!md->tags) return id >= 1 && id <= md->natoms ? id : -1;
@@ -518,9 +430,9 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
     int img[3];
     for (int d = 0; d < 3; d++) /* LAMMPS resets a non-periodic dimension's flag to 0 */
       img[d] = md->periodic[d] ? (int)image[d] : 0;
-    int placed = md->triclinic ? place_in_tilted_box(r, md, x, img) : 0;
+    int placed = md->triclinic ? md_place_in_tilted_box(&r->box, md, x, img) : 0;
     for (int d = 0; d < 3 && !md->triclinic && !placed; d++)
-      if (place_in_box(md, d, &x[d], &img[d])) placed = md->periodic[d] ? -1 : -2;
+      if (md_place_in_box(md, d, &x[d], &img[d])) placed = md->periodic[d] ? -1 : -2;
     if (placed)
       return fail(r, FB_EXIT_USAGE,
                   placed == -1 ? "atom %s is more than " TEXT_OF(
@@ -529,7 +441,7 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
                   f[0]);
     double at[3]; /* the extent md_split_data_atoms divides: a tilted box's in lamda */
     if (md->triclinic)
-      md_x2lamda_in(r->lo, r->h_inv, x, at);
+      md_x2lamda_in(r->box.lo, r->box.h_inv, x, at);
     else
       memcpy(at, x, sizeof at);
     for (int d = 0; d < 3; d++) {
@@ -538,7 +450,7 @@ static int read_atoms(DataReader *r, Md *md, int keep) {
     }
     r->seen[id] = 1;
     r->slot[id] = -1;
-    if (keep && md->triclinic && wrapped) place_in_wrapped_box(r, md, x, img);
+    if (keep && md->triclinic && wrapped) md_place_in_wrapped_box(&r->box, md, x, img);
     if (keep && md_owns(md, x)) {
       r->slot[id] = md->atoms.n_local;
       if (md_add_atom(md, id, (int)type - 1, x, zero))
@@ -685,10 +597,10 @@ int md_read_data(Md *md, const char *text, size_t len, int keep, char *err, size
   double hi[3];
   for (int d = 0; d < 3; d++) {
     const double widen = md->boundary[d] == 's' ? MD_SHRINK_SMALL * md->prd[d] : 0.0;
-    r.lo[d] = md->boxlo[d] - widen;
+    r.box.lo[d] = md->boxlo[d] - widen;
     hi[d] = md->boxhi[d] + widen;
   }
-  md_box_matrices(r.lo, hi, md->tilt, r.h, r.h_inv);
+  md_box_matrices(r.box.lo, hi, md->tilt, r.box.h, r.box.h_inv);
   for (int d = 0; d < 3; d++) {
     if (!keep) { /* the ranks divide the file's box, until md_split_data_atoms */
       md->splitlo[d] = md->frame_lo[d];

@@ -23,6 +23,9 @@ enum { PH_PAIR, PH_NEIGH, PH_COMM, PH_REDUCTIONS, PH_OUTPUT, PH_OTHER, PH_COUNT 
 /* LAMMPS domain.cpp's SMALL: a shrink-wrapped (s) box is this fraction of
  * its length wider than its atoms, and read_data takes atoms that far out */
 #define MD_SHRINK_SMALL 1e-4
+/* The most box lengths read_data moves an atom (or takes an image flag)
+ * across a periodic dimension; LAMMPS's remap would loop for as long. */
+#define MD_DATA_MAX_IMAGES 10000
 
 /* Unit conversions of LAMMPS's update.cpp for the two unit systems we use. */
 typedef struct {
@@ -440,6 +443,16 @@ void md_lamda2x_in(const double lo[3], const double h[6], const double lamda[3],
 void md_x2lamda(const Md *md, const double x[3], double lamda[3]); /* in the box now */
 void md_lamda2x(const Md *md, const double lamda[3], double x[3]);
 void md_unmap(const Md *md, const double x[3], const int image[3], double u[3]);
+/* read_data's placement of an atom (box.c): along d of an orthogonal box
+ * (wrapped, counted in *image; -1 past MD_DATA_MAX_IMAGES lengths or
+ * outside a non-periodic side); in a tilted box (-2: outside a non-periodic
+ * side); and LAMMPS's re-wrap once the box is wrapped round the atoms. */
+typedef struct {
+  double lo[3], h[6], h_inv[6]; /* the declared box, s sides widened (set_initial_box) */
+} MdReadBox;
+int md_place_in_box(const Md *md, int d, double *x, int *image);
+int md_place_in_tilted_box(const MdReadBox *r, const Md *md, double x[3], int image[3]);
+void md_place_in_wrapped_box(const MdReadBox *r, const Md *md, double x[3], int image[3]);
 void md_ghost_extent(const Md *md, double lo[3], double hi[3]);
 /* Rank coordinate k's lower sub-box bound along d (k = dims[d]: the upper end). */
 double md_split_at(const Md *md, int d, int k);
