@@ -3,7 +3,6 @@ folders of a campaign: the scoring records of each configuration, what is
 missing and why, and per app the percent of 2x single-node with its 95%
 interval and whether a configuration differs from the first beyond noise."""
 import json
-import math
 import os
 import sys
 
@@ -129,18 +128,6 @@ def read_runs(folder):
     return out
 
 
-def percent_interval(cfg, base):
-    """95% interval of 100 x mean(cfg) / (2 mean(base)): the relative
-    half-widths of the two means added in quadrature (first-order error
-    propagation of a ratio); None when either side has one run."""
-    if not cfg["ci95"] or not base["ci95"]:
-        return None
-    rel = math.hypot((cfg["ci95"][1] - cfg["mean"]) / cfg["mean"],
-                     (base["ci95"][1] - base["mean"]) / base["mean"])
-    p = 100.0 * cfg["mean"] / (2 * base["mean"])
-    return [max(0.0, p * (1 - rel)), p * (1 + rel)]
-
-
 def differs(a, b):
     """Welch's t-test of two configurations' FOMs: (p value, beyond noise),
     or (None, None) when either has fewer than 2 runs or no spread."""
@@ -163,7 +150,10 @@ def analyse(c):
         recs0 = c.data[base_label].get(app, [])
         any_rec = next(r for _, r in c.records() if r["app"] == app) if any(
             r["app"] == app for _, r in c.records()) else None
-        base = fblib.summary([r["fom"]["value"] for r in recs0]) if recs0 else None
+        base_foms = [r["fom"]["value"] for r in recs0]
+        base = fblib.summary(base_foms) if recs0 else None
+        if base:
+            base["ci95"] = fblib.median_interval(base_foms)
         entry = {"unit": any_rec["fom"]["unit"] if any_rec else "",
                  "fom_name": any_rec["fom"]["name"] if any_rec else "",
                  "baseline": base, "ideal_2x": 2 * base["median"] if base else None,
@@ -179,12 +169,13 @@ def analyse(c):
                 continue
             foms = [r["fom"]["value"] for r in recs]
             s = fblib.summary(foms)
+            s["ci95"] = fblib.median_interval(foms)
             s["foms"] = foms
             s["split"] = {k: sum(fblib.split_phases(r)[k] for r in recs) / len(recs)
                           for k in ("compute", "comm", "io")}
             s["ranks"], s["nodes"] = recs[0]["ranks"], recs[0]["nodes"]
             s["percent_of_2x"] = 100.0 * s["median"] / (2 * base["median"]) if base else None
-            s["percent_ci95"] = percent_interval(s, base) if base else None
+            s["percent_ci95"] = fblib.median_interval(foms, base_foms, 50.0) if base else None
             if first is None:
                 first = s
                 s["p_value"], s["differs_from_first"] = None, None
