@@ -1013,6 +1013,7 @@ write_data case.data
     # the same system in a file written with the syntax read_data takes
     # beyond write_data's (held_out_syntax below), gzipped (case.data.gz)
     "held_out_syntax": dict(held_out_case("held_out_syntax", "", 24680, 97), gzip=True),
+    "held_out_format": held_out_case("held_out_format", "", 13579, 31),
 }
 
 def held_out_layout(path):
@@ -1082,6 +1083,69 @@ def held_out_syntax(path):
     open(path, "w").write(text)
 
 
+def held_out_format(path):
+    """Rewrites write_data's file in the free format LAMMPS's read_data also
+    takes: tabs and runs of blanks between words, numbers written other ways
+    with the same value (1.5E+00, +1.5, .5, 2.), a '#' comment after every
+    Atoms and Velocities line and after the header's counts, zero counts of
+    what atom_style atomic has none of ("0 bonds", "0 bond types"), blank
+    lines doubled, and the Masses section moved after Velocities."""
+    def spell(word, n):
+        """word, a number, spelled the n-th of four ways, the same double."""
+        if "." not in word and "e" not in word.lower():
+            return word  # an id, type or image flag: integers stay integers
+        v = float(word)
+        way = n % 4
+        if way == 0:
+            text = "%.17E" % v
+        elif way == 1:
+            text = ("+" + repr(v)) if v >= 0 else repr(v)
+        elif way == 2:
+            text = repr(v).replace("0.", ".", 1) if repr(v).lstrip("-").startswith("0.") else repr(v)
+        else:
+            text = repr(v)[:-1] if repr(v).endswith(".0") else "%.17g" % v
+        assert float(text) == v, (word, text)
+        return text
+
+    lines = open(path).read().splitlines()
+    out, section, masses, count = [], None, [], 0
+    for line in lines:
+        words = line.split()
+        if words[:1] in (["Masses"], ["Atoms"], ["Velocities"]):
+            section = words[0]
+            if section == "Masses":
+                masses.append(line)
+                continue
+            out += ["", line.replace(" ", "\t", 1) + "   "]
+            continue
+        if section == "Masses":
+            if words and words[0] in ("Atoms", "Velocities"):
+                section = None
+            else:
+                masses.append(line)
+                continue
+        if section in ("Atoms", "Velocities") and words:
+            count += 1
+            line = "\t".join(spell(w, count + i) for i, w in enumerate(words)) + "  # atom " + words[0]
+        elif section is None and words[1:2] == ["atoms"]:
+            line = "  " + words[0] + "\t  atoms   # the count"
+            out.append(line)
+            line = "0 bonds"
+        elif section is None and words[1:3] == ["atom", "types"]:
+            out.append(words[0] + "\tatom\ttypes")
+            line = "0   bond types"
+        elif section is None and len(words) == 4 and words[2].endswith("lo"):
+            line = "\t".join(spell(w, i) for i, w in enumerate(words[:2])) + "  " + words[2] + "\t" + words[3]
+        elif not words and out[-1].split()[:1] not in (["Atoms"], ["Velocities"]):
+            out.append("")  # not below a section's name: LAMMPS skips one line there
+        out.append(line)
+    out += [""] + masses
+    text = "\n".join(out) + "\n"
+    for want in ("E+", "\t+", "\t.", "# atom", "0 bonds", "0   bond types", "\n\nMasses"):
+        assert want in text, "the case needs " + repr(want)
+    open(path, "w").write(text)
+
+
 def no_velocities(path):
     """Drops write_data's Velocities section: the run input creates them."""
     text = open(path).read()
@@ -1090,7 +1154,7 @@ def no_velocities(path):
 
 
 TRANSFORMS = {"held_out_layout": held_out_layout, "held_out_syntax": held_out_syntax,
-              "no_velocities": no_velocities}
+              "held_out_format": held_out_format, "no_velocities": no_velocities}
 
 DUMP_DECK = """[output]
 dump = {dir}/md_first.dump
