@@ -2,6 +2,7 @@
 folders of a campaign: the scoring records of each configuration, what is
 missing and why, and per app the percent of 2x single-node with its 95%
 interval and whether a configuration differs from the first beyond noise."""
+import bisect
 import json
 import os
 import sys
@@ -216,27 +217,77 @@ def code_path_note(app, c):
                    "not only the fabric's; %s." % (app, said, fix))
 
 
-def fabric_model(rec):
-    """(alpha s, beta B/s) of a pingpong record's latency fit, or None."""
-    if rec["app"] != "pingpong":
+MODELS = ("curve", "fit")
+
+
+def fabric_model(rec, kind="curve"):
+    """A fabric as its pingpong record measured it, or None: alpha (s) and
+    beta (B/s) of the record's fit T(n) = alpha + n / beta, and, for kind
+    "curve" where the record has one, its latency curve as (bytes, one-way
+    seconds) pairs, the mean of each size (the times the fit is made of).
+    message_time reads a message's time off the curve; the fit is a
+    straight line through it, which a real link's curve is not (protocol
+    changes between sizes, a shaper's burst): on the namespace cluster's
+    1 GbE, messages to 8 KiB pass in the bucket at the latency of 1 B, and
+    the fit drawn through that (55 us, 161 MB/s) put 1 MiB at 6.6 ms
+    against the 9.0 ms measured."""
+    if rec["app"] != "pingpong" or kind not in MODELS:
         return None
-    fit = (rec.get("results") or {}).get("fit")
+    res = rec.get("results") or {}
+    fit = res.get("fit")
     if not fit or not fit.get("alpha_us") or not fit.get("beta_mbs"):
         return None
-    return fit["alpha_us"] * 1e-6, fit["beta_mbs"] * 1e6
+    model = {"alpha": fit["alpha_us"] * 1e-6, "beta": fit["beta_mbs"] * 1e6, "curve": None}
+    curve = sorted((p["size"], p["avg_us"] * 1e-6) for p in res.get("latency", [])
+                   if p.get("size", 0) > 0 and (p.get("avg_us") or 0) > 0)
+    if kind == "curve" and len(curve) >= 2:
+        model["curve"] = curve
+    return model
 
 
-def predict(rec, alpha, beta, source=None):
-    """Predicted loop time (s) and FOM of a record's app on the (alpha, beta)
-    fabric. Per rank, each communication phase moves its critical path
-    (path_messages and path_bytes over ranks; messages and bytes in records
-    written before those counters) in messages x alpha + bytes / beta. The
-    time the recorded fabric spent on the same transfers comes out of the
-    loop: the same model at that fabric's (alpha, beta) when source gives
-    them (its pingpong), capped at the phase's shortest time over ranks;
-    without source, that shortest time itself, which also removes the
-    phase's packing, so the prediction leans optimistic. The rest of the
-    phase (packing, waiting for slower ranks) stays."""
+def message_time(model, size):
+    """One message of `size` bytes on the model's fabric (s): on its curve,
+    linear between the two measured sizes around it, the smallest size's
+    time below the curve and the largest size's bandwidth above it; the fit
+    without a curve."""
+    curve = model["curve"]
+    if not curve:
+        return model["alpha"] + size / model["beta"]
+    if size <= curve[0][0]:
+        return curve[0][1]
+    if size >= curve[-1][0]:
+        return curve[-1][1] * size / curve[-1][0]
+    i = bisect.bisect_left(curve, (size,))  # curve[i - 1][0] < size <= curve[i][0]
+    (x0, y0), (x1, y1) = curve[i - 1], curve[i]
+    return y0 + (y1 - y0) * (size - x0) / (x1 - x0)
+
+
+def transfer_time(model, messages, nbytes):
+    """`messages` messages of `nbytes` bytes in all, each of the mean size."""
+    return messages * message_time(model, nbytes / messages) if messages > 0 else 0.0
+
+
+def model_words(model):
+    """How a fabric model costs a message, for the tools' output."""
+    fit = "alpha %.3f us, beta %.1f MB/s" % (model["alpha"] * 1e6, model["beta"] / 1e6)
+    if not model["curve"]:
+        return "its fit T(n) = alpha + n / beta (%s)" % fit
+    return "its latency curve (%d sizes, %d to %d bytes; fit: %s)" % (
+        len(model["curve"]), model["curve"][0][0], model["curve"][-1][0], fit)
+
+
+def predict(rec, model, source=None):
+    """Predicted loop time (s) and FOM of a record's app on the fabric of
+    `model` (fabric_model). Per rank, each communication phase moves its
+    critical path (path_messages and path_bytes over ranks; messages and
+    bytes in records written before those counters), each message at the
+    phase's mean size (transfer_time). The time the recorded fabric spent on
+    the same transfers comes out of the loop: the same model on that
+    fabric when source gives it (its pingpong), capped at the phase's
+    shortest time over ranks; without source, that shortest time itself,
+    which also removes the phase's packing, so the prediction leans
+    optimistic. The rest of the phase (packing, waiting for slower ranks)
+    stays."""
     ranks = rec["ranks"]
     recorded = modeled = 0.0
     for name, st in rec["phases"].items():
@@ -246,8 +297,8 @@ def predict(rec, alpha, beta, source=None):
         messages = c.get("path_messages", c["messages"]) / ranks
         nbytes = c.get("path_bytes", c["bytes"]) / ranks
         shortest = st.get("min", st["max"])
-        recorded += min(shortest, messages * source[0] + nbytes / source[1]) if source else shortest
-        modeled += messages * alpha + nbytes / beta
+        recorded += min(shortest, transfer_time(source, messages, nbytes)) if source else shortest
+        modeled += transfer_time(model, messages, nbytes)
     wall = rec["wall_s"]
     after = wall - recorded + modeled
     # FOM is a throughput on the same work: it scales with 1 / time.
@@ -264,9 +315,10 @@ def median_record(recs):
 
 
 def predictions(c, result):
-    """run/predict over a campaign: every app of the first configuration
-    predicted on each later configuration from that configuration's
-    pingpong alpha-beta fit, beside what was measured there."""
+    """run/predict over a campaign: every app of the first two-node
+    configuration predicted on each later configuration from that
+    configuration's pingpong (fabric_model), beside what was measured
+    there."""
     if len(c.labels) < 3:
         return []
     source = c.labels[1]
@@ -281,13 +333,14 @@ def predictions(c, result):
         for app, recs in sorted(c.data[source].items()):
             if app in ("pingpong",):
                 continue
-            pr = predict(median_record(recs), *model, source=source_model)
+            pr = predict(median_record(recs), model, source=source_model)
             entry = result["apps"].get(app, {})
             meas = entry.get("labels", {}).get(label, {})
             base = entry.get("baseline")
-            out.append({"app": app, "from": source, "to": label, "alpha_us": model[0] * 1e6,
-                        "beta_mbs": model[1] / 1e6, "fom_predicted": pr["fom"],
-                        "fom_measured": meas.get("median"),
+            out.append({"app": app, "from": source, "to": label, "model": model_words(model),
+                        "transfer_s_recorded": pr["transfer_s_recorded"],
+                        "transfer_s_predicted": pr["transfer_s_predicted"],
+                        "fom_predicted": pr["fom"], "fom_measured": meas.get("median"),
                         "percent_predicted": 100 * pr["fom"] / (2 * base["median"]) if base else None,
                         "percent_measured": meas.get("percent_of_2x"),
                         "error_percent": 100 * (pr["fom"] / meas["median"] - 1)

@@ -658,6 +658,19 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 check "quickstart: two records per configuration and app" \
   [ "$(cat "$QS"/one-node/himeno.jsonl "$QS"/two-nodes-1gbe/pingpong.jsonl | grep -c .)" -eq 4 ]
+predicted=$(python3 - "$QS/report.html" <<'PY'
+import html, re, sys
+page = open(sys.argv[1]).read()
+section = page[page.find('<section id="predict">'):]
+section = html.unescape(re.sub(r"<[^>]+>", " ", section[:section.find("</section>")]))
+row = re.search(r"himeno\s+two-nodes-loopback\s+two-nodes-1gbe\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+%\s+\S+%\s+([+-]\d+\.\d)%", section)
+curve = re.search(r"on two-nodes-1gbe: its latency curve \((\d+) sizes", section)
+print("transfers %s s -> %s s, error %s%%, curve of %s sizes" % (row.groups() + (curve.group(1),))
+      if row and curve and float(row.group(2)) > float(row.group(1)) > 0 else "none")
+PY
+)
+check "quickstart report: himeno predicted on the 1gbe from the loopback run, its messages costed on the 1gbe pingpong's latency curve ($predicted)" \
+  [ "$predicted" != none ]
 
 # The manual: each app page's options are the binary's --help (docs/gen-options),
 # and every relative link of the README and docs/ leads to a file.
