@@ -168,8 +168,9 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
-# How long a tool waits, after its child died of SIGTERM or SIGINT, for
-# the same stop to reach it (run_logged). A Slurm job cancelled during
+# How long a tool waits, after its child failed (died of SIGTERM or SIGINT,
+# or mpirun exited non-zero after forwarding one), for the same stop to
+# reach it (run_logged). A Slurm job cancelled during
 # himeno: the suite's own SIGTERM came after its child's, and it recorded
 # himeno as "no record (exit -15)", not "interrupted" (tests/e2e/
 # run-slurm.sh failed so in one CI run of 7 December 2026 and passed in
@@ -190,11 +191,14 @@ def run_logged(command, log_path, timeout=None):
                                  env=mpi_env(), start_new_session=True)
         try:
             code = child.wait(timeout=timeout)
-            if code in (-signal.SIGTERM, -signal.SIGINT):
+            if code != 0:
                 # a stop that reached the child may be on its way to this
                 # tool too (scancel signals every process of the job, the
                 # app's often first): waited for here, it is this tool's
-                # Interrupted, not an app that ended with no record
+                # Interrupted, not an app that ended with no record. Any
+                # failure waits, not only death by SIGTERM: a shell that
+                # exec'd mpirun ends with mpirun's status (1 or 143 when the
+                # signal reached mpirun before or after its ranks).
                 time.sleep(STOP_SIGNAL_GRACE_S)
             return code
         except subprocess.TimeoutExpired:
@@ -206,14 +210,19 @@ def run_logged(command, log_path, timeout=None):
 
 
 def descendants(pid):
-    """Every process below pid (from /proc), children first found first."""
-    parent = {}
+    """Every process below pid (from /proc), children first found first, and
+    every other process of the session pid leads (start_new_session): mpirun
+    and its ranks stay in it after the shell above them died of a signal and
+    init adopted them, and they are still this child's to stop."""
+    parent, session = {}, {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open("/proc/%s/stat" % entry) as f:
                     stat = f.read()
-                parent[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
+                fields = stat[stat.rindex(")") + 2:].split()
+                parent[int(entry)] = int(fields[1])
+                session[int(entry)] = int(fields[3])
             except (OSError, ValueError, IndexError):
                 continue
     out, todo = [], [pid]
@@ -222,7 +231,7 @@ def descendants(pid):
         kids = [c for c, pp in parent.items() if pp == p]
         out += kids
         todo += kids
-    return out
+    return out + [p for p, sid in session.items() if sid == pid and p != pid and p not in out]
 
 
 def stop_group(child, signum, grace=5.0):
@@ -637,8 +646,18 @@ def main_guard(tool, main):
     for SIGTERM). Cleanup (the emulated cluster, a child's process group)
     runs as the exception unwinds."""
     import signal
+    stopping = []
 
     def stop(signum, frame):
+        # Only the first stop interrupts: a second, while the first's
+        # cleanup runs, would cut it short (scancel signals every process
+        # of a job and `timeout` signals its child, then its whole group,
+        # so one stop often arrives twice within milliseconds), leaving
+        # ranks running or runs.jsonl without the apps never started.
+        # The cleanup is bounded (stop_group: its grace, then SIGKILL).
+        if stopping:
+            return
+        stopping.append(signum)
         raise Interrupted(signum)
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

@@ -1,6 +1,10 @@
 # tests/lib.sh: helpers for the end-to-end tests (sourced by tests/run-tests).
 # Each check counts one test; tests gate on exit codes and the run record.
 
+# Its scratch folder comes from tests/run-tests: sourced without it, the
+# python3 shim below would be written to /bin/python3 (through Debian's
+# /bin -> /usr/bin, over the system interpreter).
+: "${TMPDIR_T:?tests/lib.sh needs TMPDIR_T (source it from tests/run-tests)}"
 PASSED=0
 FAILED=0
 SKIPPED=0

@@ -625,20 +625,60 @@ check "compare after the SIGTERM: exit 1, pingpong missing as interrupted, himen
 
 # The same stop reaching the app first (scancel signals every process of a
 # job; the suite's own SIGTERM may come after its child died of one): the
-# app's shell and ranks, then the suite 0.1 s later. The app is still
-# interrupted, not "no record (exit -15)" (fblib.STOP_SIGNAL_GRACE_S).
+# app's shell and ranks, then the suite 0.1 s later (twice: timeout
+# forwards it, then signals its group). The app is still interrupted, not
+# "no record (exit -15)" (fblib.STOP_SIGNAL_GRACE_S), and the suite leaves
+# no rank running though init adopted mpirun (fblib.descendants).
 rm -rf "$RES/race"
 timeout 120 run/suite --results "$RES" --label race --np 2 --apps pingpong,himeno --profile standard >"$OUT_FILE" 2>&1 &
 spid=$!
-for _ in $(seq 50); do pgrep -f 'pingpong/pingpong.*race/pingpong.jsonl' >/dev/null && break; sleep 0.2; done
+# The app's group is mpirun's (the shell's, or mpirun's own where the
+# shell exec'd it), found once the ranks run.
+app_group=
+for _ in $(seq 100); do
+  pgrep -f '^/[^ ]*/pingpong/pingpong .*race/pingpong.jsonl' >/dev/null && break; sleep 0.2
+done
 sleep 1
-app_group=$(pgrep -f '^/bin/sh -c .*race/pingpong.jsonl' | head -n 1)
+mpirun_pid=$(pgrep -f '^[^ ]*(mpirun|mpiexec)[^ ]* .*race/pingpong.jsonl' | head -n 1)
+[ -n "$mpirun_pid" ] && app_group=$(ps -o pgid= -p "$mpirun_pid" | tr -d ' ')
 [ -n "$app_group" ] && kill -TERM -- "-$app_group" 2>/dev/null
 sleep 0.1
 kill -TERM $spid 2>/dev/null
 wait $spid; rc=$?
-check "suite whose app dies of the SIGTERM before the suite gets it: exit 143, the app interrupted, the next not run (exit $rc)" \
-  sh -c "[ -n '$app_group' ] && [ $rc -eq 143 ] && grep -q '\"app\": \"pingpong\".*\"status\": \"interrupted\"' '$RES/race/runs.jsonl' && grep -q '\"app\": \"himeno\".*\"status\": \"not run\"' '$RES/race/runs.jsonl'"
+left=$(pgrep -af 'rac[e]/pingpong.jsonl')
+if [ -n "$app_group" ] && [ $rc -eq 143 ] && [ -z "$left" ] && grep -q '"app": "pingpong".*"status": "interrupted"' "$RES/race/runs.jsonl" \
+   && grep -q '"app": "himeno".*"status": "not run"' "$RES/race/runs.jsonl"; then
+  ok "suite whose app dies of the SIGTERM before the suite gets it: exit 143, no rank left, the app interrupted, the next not run (exit $rc)"
+else
+  not_ok "suite whose app dies of the SIGTERM before the suite gets it: exit 143, no rank left, the app interrupted, the next not run (exit $rc)" \
+    "$(echo "app group: ${app_group:-none found}; left running: ${left:-none}"; cat "$RES/race/runs.jsonl" 2>&1; tail -n 5 "$OUT_FILE")"
+fi
+
+# A stop that arrives twice (timeout signals its child, then its group;
+# scancel every process of the job) lets the first one's cleanup finish:
+# a second Interrupted raised inside it left ranks running and an app
+# without its "not run" entry.
+out=$(cd run && timeout 20 /usr/bin/python3 - 2>&1 <<'PY'
+import os, signal, sys, time
+import fblib
+
+def main():
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)  # the first stop
+        time.sleep(10)
+    except fblib.Interrupted:
+        os.kill(os.getpid(), signal.SIGTERM)  # the second stop, during the cleanup
+        time.sleep(0.2)
+        print("cleanup finished")
+        raise
+    return 0
+
+fblib.main_guard("probe", main)
+PY
+); rc=$?
+finished=no; case $out in *"cleanup finished"*) finished=yes ;; esac
+check "a second SIGTERM during the first's cleanup: the cleanup finishes, exit 143 (exit $rc, finished: $finished)" \
+  sh -c "[ $rc -eq 143 ] && [ $finished = yes ]"
 
 # The quickstart, shortened (tiny sizes, two rounds, two apps), with the
 # network namespaces made to fail as in a chroot: the suite falls back to the
@@ -660,16 +700,22 @@ check "quickstart: two records per configuration and app" \
   [ "$(cat "$QS"/one-node/himeno.jsonl "$QS"/two-nodes-1gbe/pingpong.jsonl | grep -c .)" -eq 4 ]
 predicted=$(python3 - "$QS/report.html" <<'PY'
 import html, re, sys
+# Errors of +0.6 to +13.8% in 5 runs of this quickstart on a 2-core Zen 5
+# VM; -61% (and -63%) when a message past the curve cost the largest
+# size's bandwidth (fbanalysis.tail_seconds_per_byte).
+QUICKSTART_PREDICT_ERROR = 40.0
 page = open(sys.argv[1]).read()
 section = page[page.find('<section id="predict">'):]
 section = html.unescape(re.sub(r"<[^>]+>", " ", section[:section.find("</section>")]))
 row = re.search(r"himeno\s+two-nodes-loopback\s+two-nodes-1gbe\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+%\s+\S+%\s+([+-]\d+\.\d)%", section)
 curve = re.search(r"on two-nodes-1gbe: its latency curve \((\d+) sizes", section)
-print("transfers %s s -> %s s, error %s%%, curve of %s sizes" % (row.groups() + (curve.group(1),))
-      if row and curve and float(row.group(2)) > float(row.group(1)) > 0 else "none")
+past = re.search(r"himeno on two-nodes-1gbe: halo's messages \((\d+) bytes\) lie past the curve's largest size \(1024 bytes\)", section)
+print("transfers %s s -> %s s, error %s%%, curve of %s sizes, halo messages of %s bytes past it" % (row.groups() + (curve.group(1), past.group(1)))
+      if row and curve and past and float(row.group(2)) > float(row.group(1)) > 0
+      and abs(float(row.group(3))) < QUICKSTART_PREDICT_ERROR else "none")
 PY
 )
-check "quickstart report: himeno predicted on the 1gbe from the loopback run, its messages costed on the 1gbe pingpong's latency curve ($predicted)" \
+check "quickstart report: himeno predicted on the 1gbe from the loopback run within 40%, its messages costed on the 1gbe pingpong's latency curve, the tiny profile's curve (to 1 KiB) said to stop short of them ($predicted)" \
   [ "$predicted" != none ]
 
 # The manual: each app page's options are the binary's --help (docs/gen-options),
