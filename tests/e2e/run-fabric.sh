@@ -107,8 +107,16 @@ mid = rec(ranks=2, wall_s=1.2, fom={"value": 1200.0}, phases=app["phases"],
           comm={"halo": {"messages": 2000, "bytes": 300000000}})
 beyond = rec(ranks=2, wall_s=1.2, fom={"value": 1200.0}, phases=app["phases"],
              comm={"halo": {"messages": 2000, "bytes": 800000000}})
+# a curve that stops in the latency-bound sizes (the tiny profile's, to
+# 1 KiB: almost flat), and the halo at 8192 bytes a message past it
+flat = [(1, 50.0), (512, 50.5), (1024, 51.0)]
+ppf = rec(app="pingpong", ranks=2, fom={"value": 1.0, "unit": "MB/s"}, phases={}, comm={},
+          results={"fit": {"alpha_us": 50.0, "beta_mbs": 100.0},
+                   "latency": [{"size": n, "avg_us": t} for n, t in flat]})
+small = rec(ranks=2, wall_s=1.2, fom={"value": 1200.0}, phases=app["phases"],
+            comm={"halo": {"messages": 2000, "bytes": 16384000}})
 for name, r in (("pp", pp), ("app", app), ("single", single), ("source", source), ("path", path),
-                ("ppc", ppc), ("mid", mid), ("beyond", beyond)):
+                ("ppc", ppc), ("mid", mid), ("beyond", beyond), ("ppf", ppf), ("small", small)):
     open("%s/predict-%s.jsonl" % (d, name), "w").write(json.dumps(r) + "\n")
 # several runs a file (the suite's repeats): their medians, not the last
 for name, r, foms in (("singles", single, (700.0, 100.0, 900.0)), ("apps", app, (1200.0, 100.0, 5000.0))):
@@ -131,8 +139,12 @@ run/predict --pingpong "$TMPDIR_T/predict-ppc.jsonl" --record "$TMPDIR_T/predict
 check "predict reads a message's time off the pingpong's latency curve, linear between sizes (850 us at 150000 bytes: 1.2 - 0.1 + 0.85 = 1.95 s)" \
   [ "$(json "$OUT_FILE" 'abs(r["prediction"]["loop_s_predicted"] - 1.95) < 1e-9 and "latency curve (4 sizes" in r["model"]')" = true ]
 run/predict --pingpong "$TMPDIR_T/predict-ppc.jsonl" --record "$TMPDIR_T/predict-beyond.jsonl" --format json >"$OUT_FILE" 2>&1
-check "predict beyond the curve's largest size: at that size's bandwidth (2200 us at 400000 bytes: 3.3 s)" \
-  [ "$(json "$OUT_FILE" 'abs(r["prediction"]["loop_s_predicted"] - 3.3) < 1e-9')" = true ]
+check "predict past the curve's largest size, bandwidth-bound there: its last segment's slope (1100 us + 200000 x 5 ns = 2100 us at 400000 bytes: 3.2 s), and says so" \
+  [ "$(json "$OUT_FILE" 'abs(r["prediction"]["loop_s_predicted"] - 3.2) < 1e-9 and r["prediction"]["past_curve"] == {"halo": 400000}')" = true ]
+run/predict --pingpong "$TMPDIR_T/predict-ppf.jsonl" --record "$TMPDIR_T/predict-small.jsonl" >"$OUT_FILE" 2>&1
+loop=$(sed -n 's/.*(predicted), loop \([0-9.]*\) s$/\1/p' "$OUT_FILE")
+check "predict past a curve that stops latency-bound: the fit's beta, not the largest size's bandwidth (1.2 - 0.1 + 1000 x (51 us + 7168 x 10 ns) at 8192 bytes: 1.2227 s, not 1.508 at 1 KiB's 20 MB/s), and the words say so (loop $loop s)" \
+  sh -c "[ '$loop' = 1.2227 ] && grep -q \"halo's messages (8192 bytes) lie past the curve's largest size (1024 bytes): each byte more costed at 100.0 MB/s\" '$OUT_FILE'"
 run/predict --model fit --pingpong "$TMPDIR_T/predict-ppc.jsonl" --record "$TMPDIR_T/predict-mid.jsonl" --format json >"$OUT_FILE" 2>&1
 check "predict --model fit: the same messages by the fit alpha + n / beta (1000 x (100 us + 1.5 ms) = 1.6 s: 2.7 s)" \
   [ "$(json "$OUT_FILE" 'abs(r["prediction"]["loop_s_predicted"] - 2.7) < 1e-9 and "fit T(n)" in r["model"]')" = true ]
