@@ -170,11 +170,11 @@ class Interrupted(KeyboardInterrupt):
 
 # How long a tool waits, after its child failed (died of SIGTERM or SIGINT,
 # or mpirun exited non-zero after forwarding one), for the same stop to
-# reach it (run_logged). A Slurm job cancelled during
-# himeno: the suite's own SIGTERM came after its child's, and it recorded
-# himeno as "no record (exit -15)", not "interrupted" (tests/e2e/
-# run-slurm.sh failed so in one CI run of 7 December 2026 and passed in
-# the run before); the signals of one scancel arrive within milliseconds.
+# reach it (run_logged). A Slurm job cancelled during himeno: the suite's
+# own SIGTERM came after its child's, and it recorded himeno as "no record
+# (exit -15)", not "interrupted" (tests/e2e/run-slurm.sh failed so in one
+# CI run of 7 December 2026 and passed in the run before); the signals of
+# one scancel arrive within milliseconds.
 STOP_SIGNAL_GRACE_S = 0.5
 
 
